@@ -1,0 +1,103 @@
+# rackbisect: `make` builds into build/; `make demo`, `make check`, `make bench`,
+# `make deps` are described in README.md.
+
+BUILD     := build
+CC        := gcc
+PKGCONFIG := libuv yaml-0.1 jansson
+
+# Debian packages the build, the tests and the virtual lab need.
+DEBIAN_PACKAGES := gcc make pkg-config git libc6-dev \
+	libuv1-dev libssh-dev libyaml-dev libcurl4-openssl-dev libsqlite3-dev \
+	libjansson-dev libcmocka-dev openssh-server openssh-client \
+	busybox-static iproute2 procps
+
+WARNINGS  := -Wall -Wextra -Werror
+CPPFLAGS  := -D_GNU_SOURCE -Isrc -Idrivers -I$(BUILD)/gen
+CFLAGS    := -std=gnu11 -O2 -g $(WARNINGS)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGCONFIG) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGCONFIG) 2>/dev/null)
+LDLIBS    := -ldl -lm
+SANITIZE  := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	     -fno-sanitize-recover=undefined
+
+MODELKERNEL_TREE := drivers/virtual/modelkernel/tree
+TEMPLATE_FILES   := $(shell find $(MODELKERNEL_TREE) -type f)
+GENERATED_SRCS   := $(BUILD)/gen/modelkernel_template.c
+
+# Programs: each has one main file; every other .c is library code.
+VLAB_MAIN  := drivers/virtual/vlab_main.c
+TOOL_MAIN  := drivers/virtual/board/board_tool_main.c
+MAINS      := $(VLAB_MAIN) $(TOOL_MAIN) src/main.c
+LIB_SRCS   := $(filter-out $(MAINS),$(shell find src drivers -name '*.c' \
+		-not -path '$(MODELKERNEL_TREE)/*' 2>/dev/null))
+UNIT_TESTS := $(basename $(notdir $(wildcard tests/unit/test_*.c)))
+TEST_HELPER_SRCS := $(wildcard tests/unit/helpers/*.c)
+
+objs = $(patsubst %.c,$(1)/obj/%.o,$(2))
+
+.PHONY: all deps check demo bench clean unit-tests
+all: $(BUILD)/rackbisect-vlab $(BUILD)/rackbisect-board-tool
+
+# ---- dependencies ----------------------------------------------------------
+# A stamp per package list: deps are checked once, installed only if missing.
+DEPS_STAMP := $(BUILD)/.deps-$(shell echo $(DEBIAN_PACKAGES) | cksum | cut -d' ' -f1)
+deps:
+	@missing=$$(for p in $(DEBIAN_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "make deps: installing:" $$missing; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	else echo "make deps: all Debian packages present"; fi
+	@mkdir -p $(BUILD) && touch $(DEPS_STAMP)
+
+$(DEPS_STAMP):
+	@$(MAKE) --no-print-directory deps
+
+# ---- generated sources -----------------------------------------------------
+$(BUILD)/gen/modelkernel_template.c: drivers/virtual/modelkernel/embed-tree.sh $(TEMPLATE_FILES)
+	@mkdir -p $(dir $@)
+	sh drivers/virtual/modelkernel/embed-tree.sh $(MODELKERNEL_TREE) > $@.tmp && mv $@.tmp $@
+
+# ---- normal build ----------------------------------------------------------
+$(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/rackbisect-vlab: $(call objs,$(BUILD),$(VLAB_MAIN) $(LIB_SRCS) $(GENERATED_SRCS))
+	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+
+# The shim every board tool (iw, ping, dmesg, sleep, ...) is a link to: small,
+# no sanitizers, started thousands of times per workload.
+$(BUILD)/rackbisect-board-tool: $(call objs,$(BUILD),$(TOOL_MAIN))
+	$(CC) $(CFLAGS) -o $@ $^
+
+# ---- sanitized build for the tests ----------------------------------------
+$(BUILD)/asan/obj/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+ASAN_LIB_OBJS := $(call objs,$(BUILD)/asan,$(LIB_SRCS) $(GENERATED_SRCS))
+
+$(BUILD)/asan/rackbisect-vlab: $(call objs,$(BUILD)/asan,$(VLAB_MAIN)) $(ASAN_LIB_OBJS)
+	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+
+$(BUILD)/asan/tests/%: $(BUILD)/asan/obj/tests/unit/%.o $(call objs,$(BUILD)/asan,$(TEST_HELPER_SRCS)) $(ASAN_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(PKG_LIBS) -lcmocka $(LDLIBS)
+
+unit-tests: $(addprefix $(BUILD)/asan/tests/,$(UNIT_TESTS))
+
+# ---- the commands README.md promises ---------------------------------------
+check: $(DEPS_STAMP) all $(BUILD)/asan/rackbisect-vlab unit-tests
+	@sh tests/run-all.sh $(BUILD)
+
+demo: $(DEPS_STAMP) all
+	@sh tests/demo.sh $(BUILD)
+
+bench: $(DEPS_STAMP) all
+	@sh tests/bench/run.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

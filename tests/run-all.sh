@@ -1,0 +1,68 @@
+#!/bin/sh
+# Runs every test `make check` promises: the cmocka unit tests (built with
+# ASan and UBSan) and the integration tests on the virtual lab, then prints
+# one closing line: "N passed, N failed".
+# usage: tests/run-all.sh BUILD_DIR [NAME_FILTER]
+set -u
+build=${1:-build}
+filter=${2:-}
+passed=0
+failed=0
+failed_names=""
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export RACKBISECT_BUILD=$(cd "$build" && pwd)
+
+count_cmocka() {
+	# cmocka prints "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s), listed below:"
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$1" | tail -n 1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$1" | tail -n 1)
+	echo "${p:-0} ${f:-0}"
+}
+
+for t in "$build"/asan/tests/test_*; do
+	[ -x "$t" ] || continue
+	case "$t" in *"$filter"*) ;; *) continue ;; esac
+	log=$(mktemp)
+	echo "== unit: $(basename "$t")"
+	"$t" >"$log" 2>&1
+	status=$?
+	cat "$log"
+	set -- $(count_cmocka "$log")
+	passed=$((passed + $1))
+	failed=$((failed + $2))
+	if [ "$status" -ne 0 ] && [ "$2" -eq 0 ]; then
+		# crashed or a sanitizer stopped it before cmocka's summary
+		failed=$((failed + 1))
+		failed_names="$failed_names $(basename "$t")"
+	elif [ "$2" -ne 0 ]; then
+		failed_names="$failed_names $(basename "$t")"
+	fi
+	rm -f "$log"
+done
+
+for t in tests/integration/test_*.sh; do
+	[ -f "$t" ] || continue
+	case "$t" in *"$filter"*) ;; *) continue ;; esac
+	log=$(mktemp)
+	echo "== integration: $(basename "$t")"
+	sh "$t" >"$log" 2>&1
+	status=$?
+	cat "$log"
+	p=$(grep -c '^ok ' "$log")
+	f=$(grep -c '^not ok ' "$log")
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+		failed=$((failed + 1))
+		failed_names="$failed_names $(basename "$t")(exit $status)"
+	elif [ "$f" -ne 0 ]; then
+		failed_names="$failed_names $(basename "$t")"
+	fi
+	rm -f "$log"
+done
+
+[ -n "$failed_names" ] && echo "failing:$failed_names"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
