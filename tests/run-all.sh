@@ -26,7 +26,7 @@ for t in "$build"/asan/tests/test_*; do
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
 	log=$(mktemp)
 	echo "== unit: $(basename "$t")"
-	"$t" >"$log" 2>&1
+	timeout --kill-after=10 900 "$t" >"$log" 2>&1
 	status=$?
 	cat "$log"
 	set -- $(count_cmocka "$log")
@@ -47,7 +47,7 @@ for t in tests/integration/test_*.sh; do
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
 	log=$(mktemp)
 	echo "== integration: $(basename "$t")"
-	sh "$t" >"$log" 2>&1
+	timeout --kill-after=10 1200 bash "$t" >"$log" 2>&1
 	status=$?
 	cat "$log"
 	p=$(grep -c '^ok ' "$log")

@@ -101,6 +101,8 @@ void sim_board_power_off(struct sim_board *board);
 int sim_board_is_on(const struct sim_board *board);
 /* `uname -r` of the booted build; "" when off. */
 const char *sim_board_release(const struct sim_board *board);
+/* linux_banner of the booted build (/proc/version); "" when off. */
+const char *sim_board_banner(const struct sim_board *board);
 /* Simulated time since boot, µs. */
 uint64_t sim_board_uptime_us(const struct sim_board *board);
 

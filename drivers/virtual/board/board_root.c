@@ -1,0 +1,208 @@
+/* board_root.c - a board's private view of the host's files. */
+#include "virtual/board/board_root.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *const board_root_tools[] = {
+	"iw", "ping", "dmesg", "sleep", "uname", "ip", "kexec", "reboot", NULL,
+};
+
+/* Host binaries the shim also covers, so a script calling them by absolute
+ * path reaches the board too (bound only where they exist on the host). */
+static const char *const covered_binaries[] = {
+	"/usr/bin/uname", "/usr/bin/sleep", "/usr/bin/dmesg", "/usr/bin/ping",
+	"/usr/bin/iw", "/usr/sbin/iw", "/usr/sbin/ip", "/usr/bin/ip",
+	"/usr/sbin/kexec", "/usr/sbin/reboot", NULL,
+};
+
+#define SHIM_NAME "rackbisect-board-tool"
+
+void board_root_paths(const char *root, struct board_root_paths *paths)
+{
+	snprintf(paths->sbin, sizeof(paths->sbin), "%s/sbin", root);
+	snprintf(paths->boot, sizeof(paths->boot), "%s/boot", root);
+	snprintf(paths->debugfs, sizeof(paths->debugfs), "%s/debug", root);
+	snprintf(paths->sysclass, sizeof(paths->sysclass), "%s/class", root);
+	snprintf(paths->run, sizeof(paths->run), "%s/run", root);
+	snprintf(paths->socket, sizeof(paths->socket), "%s/run/tool.sock", root);
+	snprintf(paths->uptime, sizeof(paths->uptime), "%s/uptime", root);
+	snprintf(paths->version, sizeof(paths->version), "%s/version", root);
+}
+
+static int make_dir(const char *path, char *error, size_t error_len)
+{
+	if (mkdir(path, 0755) == 0 || errno == EEXIST)
+		return 0;
+	snprintf(error, error_len, "cannot create %s: %s", path, strerror(errno));
+	return -errno;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	ssize_t len = (ssize_t)strlen(text);
+	int rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	/* In place, never by rename: the file is a bind-mount target. */
+	if (pwrite(fd, text, (size_t)len, 0) != len || ftruncate(fd, len) != 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+static int copy_file(const char *from, const char *to, mode_t mode)
+{
+	char buffer[65536];
+	char temporary[600];
+	int in, out, rc = 0;
+	ssize_t n;
+
+	snprintf(temporary, sizeof(temporary), "%s.new", to);
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	out = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (out < 0) {
+		rc = -errno;
+		close(in);
+		return rc;
+	}
+	while ((n = read(in, buffer, sizeof(buffer))) > 0) {
+		if (write(out, buffer, (size_t)n) != n) {
+			rc = -EIO;
+			break;
+		}
+	}
+	if (n < 0)
+		rc = -errno;
+	close(in);
+	if (close(out) != 0 && !rc)
+		rc = -errno;
+	if (!rc && rename(temporary, to) != 0)
+		rc = -errno;
+	if (rc)
+		unlink(temporary);
+	return rc;
+}
+
+static int install_tools(const struct board_root_paths *paths, const char *tool_binary,
+			 char *error, size_t error_len)
+{
+	char shim[600], link_path[600];
+	int i, rc;
+
+	snprintf(shim, sizeof(shim), "%s/%s", paths->sbin, SHIM_NAME);
+	rc = copy_file(tool_binary, shim, 0755);
+	if (rc) {
+		snprintf(error, error_len, "cannot install %s as %s: %s", tool_binary, shim,
+			 strerror(-rc));
+		return rc;
+	}
+	for (i = 0; board_root_tools[i]; i++) {
+		snprintf(link_path, sizeof(link_path), "%s/%s", paths->sbin, board_root_tools[i]);
+		unlink(link_path);
+		if (symlink(SHIM_NAME, link_path) != 0) {
+			snprintf(error, error_len, "cannot link %s: %s", link_path, strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+int board_root_prepare(const char *root, const char *tool_binary, char *error, size_t error_len)
+{
+	struct board_root_paths paths;
+	const char *dirs[6];
+	int i, rc;
+
+	board_root_paths(root, &paths);
+	dirs[0] = root;
+	dirs[1] = paths.sbin;
+	dirs[2] = paths.boot;
+	dirs[3] = paths.debugfs;
+	dirs[4] = paths.sysclass;
+	dirs[5] = paths.run;
+	for (i = 0; i < 6; i++) {
+		rc = make_dir(dirs[i], error, error_len);
+		if (rc)
+			return rc;
+	}
+	if ((rc = write_file(paths.uptime, "0.00 0.00\n")) ||
+	    (rc = write_file(paths.version, "Linux version (not booted)\n"))) {
+		snprintf(error, error_len, "cannot write the board's files under %s: %s", root,
+			 strerror(-rc));
+		return rc;
+	}
+	return install_tools(&paths, tool_binary, error, error_len);
+}
+
+int board_root_write_version(const char *root, const char *banner)
+{
+	struct board_root_paths paths;
+
+	board_root_paths(root, &paths);
+	return write_file(paths.version, banner);
+}
+
+static int bind(const char *from, const char *onto, char *error, size_t error_len)
+{
+	if (mount(from, onto, NULL, MS_BIND, NULL) == 0)
+		return 0;
+	snprintf(error, error_len, "cannot bind %s over %s: %s", from, onto, strerror(errno));
+	return -errno;
+}
+
+static int ensure_host_dir(const char *path, char *error, size_t error_len)
+{
+	/* Mount points and sshd's privilege separation directory; harmless to
+	 * create on the host, and nothing else is ever written there. */
+	return make_dir(path, error, error_len);
+}
+
+int board_root_enter(const char *root, char *error, size_t error_len)
+{
+	struct board_root_paths paths;
+	char shim[600];
+	struct stat st;
+	int i, rc;
+
+	board_root_paths(root, &paths);
+	snprintf(shim, sizeof(shim), "%s/%s", paths.sbin, SHIM_NAME);
+	if ((rc = ensure_host_dir("/run/sshd", error, error_len)) ||
+	    (rc = ensure_host_dir("/run/rackbisect-board", error, error_len)) ||
+	    (rc = ensure_host_dir("/boot", error, error_len)))
+		return rc;
+	if (unshare(CLONE_NEWNS) != 0) {
+		snprintf(error, error_len, "cannot make a mount namespace (unshare): %s",
+			 strerror(errno));
+		return -errno;
+	}
+	/* Nothing mounted here may leak back to the host. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		snprintf(error, error_len, "cannot make / private: %s", strerror(errno));
+		return -errno;
+	}
+	if ((rc = bind(paths.sbin, "/usr/local/sbin", error, error_len)) ||
+	    (rc = bind(paths.boot, "/boot", error, error_len)) ||
+	    (rc = bind(paths.debugfs, "/sys/kernel/debug", error, error_len)) ||
+	    (rc = bind(paths.sysclass, "/sys/class", error, error_len)) ||
+	    (rc = bind(paths.run, "/run/rackbisect-board", error, error_len)) ||
+	    (rc = bind(paths.uptime, "/proc/uptime", error, error_len)) ||
+	    (rc = bind(paths.version, "/proc/version", error, error_len)))
+		return rc;
+	for (i = 0; covered_binaries[i]; i++) {
+		if (lstat(covered_binaries[i], &st) == 0 && S_ISREG(st.st_mode) &&
+		    (rc = bind(shim, covered_binaries[i], error, error_len)))
+			return rc;
+	}
+	return 0;
+}

@@ -1,0 +1,136 @@
+/* subprocess.c - posix_spawn a helper program and wait for it. */
+#include "subprocess.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* environ plus the extra entries (which win), as a new NULL-terminated array. */
+static char **merged_environment(char *const *extra)
+{
+	size_t count = 0, extra_count = 0, i, j, out = 0;
+	char **merged;
+
+	while (environ[count])
+		count++;
+	while (extra && extra[extra_count])
+		extra_count++;
+	merged = calloc(count + extra_count + 1, sizeof(char *));
+	if (!merged)
+		return NULL;
+	for (i = 0; i < count; i++) {
+		size_t name_len = strcspn(environ[i], "=");
+		int overridden = 0;
+
+		for (j = 0; j < extra_count; j++) {
+			if (strncmp(environ[i], extra[j], name_len) == 0 && extra[j][name_len] == '=')
+				overridden = 1;
+		}
+		if (!overridden)
+			merged[out++] = environ[i];
+	}
+	for (j = 0; j < extra_count; j++)
+		merged[out++] = extra[j];
+	return merged;
+}
+
+static int read_all(int fd, char **output)
+{
+	size_t len = 0, capacity = 0;
+	char *text = NULL;
+
+	for (;;) {
+		ssize_t n;
+
+		if (len + 4097 > capacity) {
+			char *grown = realloc(text, capacity = capacity * 2 + 8192);
+			if (!grown) {
+				free(text);
+				return -ENOMEM;
+			}
+			text = grown;
+		}
+		n = read(fd, text + len, 4096);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	text[len] = '\0';
+	*output = text;
+	return 0;
+}
+
+static int wait_for(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+int subprocess_run(char *const argv[], const struct subprocess_options *options, char **output)
+{
+	static const struct subprocess_options defaults = { 0 };
+	posix_spawn_file_actions_t actions;
+	int pipe_fds[2] = { -1, -1 };
+	const char *log;
+	char **environment;
+	pid_t pid;
+	int rc, status;
+
+	if (!options)
+		options = &defaults;
+	log = options->log_path ? options->log_path : "/dev/null";
+	if (output && pipe2(pipe_fds, O_CLOEXEC) != 0)
+		return -errno;
+	environment = merged_environment(options->environment);
+	if (!environment) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (output)
+		posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
+	else
+		posix_spawn_file_actions_adddup2(&actions, 2, 1);
+	if (options->cwd)
+		posix_spawn_file_actions_addchdir_np(&actions, options->cwd);
+	rc = posix_spawnp(&pid, argv[0], &actions, NULL, argv, environment);
+	posix_spawn_file_actions_destroy(&actions);
+	free(environment);
+	if (rc != 0) {
+		rc = -rc;
+		goto out;
+	}
+	if (output) {
+		close(pipe_fds[1]);
+		pipe_fds[1] = -1;
+		rc = read_all(pipe_fds[0], output);
+	}
+	status = wait_for(pid);
+	if (rc == 0)
+		rc = status;
+	else if (output)
+		*output = NULL;
+out:
+	if (pipe_fds[0] >= 0)
+		close(pipe_fds[0]);
+	if (pipe_fds[1] >= 0)
+		close(pipe_fds[1]);
+	return rc;
+}

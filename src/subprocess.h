@@ -1,0 +1,27 @@
+/*
+ * subprocess.h - run a program to completion, with argv and never a shell, so
+ * no configured value is ever parsed as shell syntax. For short helper
+ * programs (ssh-keygen, make, git); long-running children belong on the
+ * libuv loop.
+ */
+#ifndef RB_SUBPROCESS_H
+#define RB_SUBPROCESS_H
+
+#include <stddef.h>
+
+struct subprocess_options {
+	const char *cwd;		/* NULL: inherit */
+	const char *log_path;		/* stderr (and stdout unless captured) appended here;
+					 * NULL: /dev/null */
+	char *const *environment;	/* extra "NAME=value" entries, NULL-terminated; may be NULL */
+};
+
+/*
+ * Runs argv[0] (looked up in PATH) and waits. With `output` non-NULL, its
+ * standard output is returned there (malloc'd, NUL-terminated). Returns the
+ * exit status (0..255), 128+N if killed by signal N, or a negative errno if
+ * it could not be started.
+ */
+int subprocess_run(char *const argv[], const struct subprocess_options *options, char **output);
+
+#endif

@@ -1,0 +1,204 @@
+/* Lab files: what loads, and that every mistake is named with file:line:col. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+
+struct scratch {
+	char path[64];
+	char error[1024];
+	struct lab *lab;
+};
+
+static int write_lab(struct scratch *scratch, const char *text)
+{
+	int fd;
+
+	strcpy(scratch->path, "/tmp/rackbisect-test-lab-XXXXXX");
+	fd = mkstemp(scratch->path);
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int load(struct scratch *scratch, const char *text)
+{
+	int rc;
+
+	assert_int_equal(write_lab(scratch, text), 0);
+	rc = lab_load(scratch->path, &scratch->lab, scratch->error, sizeof(scratch->error));
+	unlink(scratch->path);
+	return rc;
+}
+
+/* The error must start with "<file>:<line>:<col>: " and mention `words`. */
+static void assert_error_at(struct scratch *scratch, int line, int column, const char *words)
+{
+	char prefix[128];
+
+	snprintf(prefix, sizeof(prefix), "%s:%d:%d: ", scratch->path, line, column);
+	if (strncmp(scratch->error, prefix, strlen(prefix)) != 0)
+		fail_msg("error '%s' does not start with '%s'", scratch->error, prefix);
+	if (!strstr(scratch->error, words))
+		fail_msg("error '%s' does not say '%s'", scratch->error, words);
+}
+
+static const char good_lab[] =
+	"name: t\n"
+	"type: virtual\n"
+	"boards:\n"
+	"  - name: a\n"
+	"    chip: {name: ar9285, pci: \"168c:002b\"}\n"
+	"    tags: [x, y]\n"
+	"    transport: {host: 127.77.9.1, port: 2222}\n"
+	"    console: {driver: virtual, port: 7000}\n"
+	"    knobs: {p_wake_dead: 0.5}\n"
+	"    seed: 42\n"
+	"  - name: b\n"
+	"    chip: ar5416\n"
+	"    transport: {host: 127.77.9.2}\n";
+
+static void test_good_lab_loads_every_field(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	assert_int_equal(load(&scratch, good_lab), 0);
+	assert_string_equal(scratch.lab->name, "t");
+	assert_int_equal(scratch.lab->board_count, 2);
+	assert_string_equal(scratch.lab->boards[0].chip, "ar9285");
+	assert_string_equal(scratch.lab->boards[0].pci_id, "168c:002b");
+	assert_int_equal(scratch.lab->boards[0].tag_count, 2);
+	assert_string_equal(scratch.lab->boards[0].tags[1], "y");
+	assert_int_equal(scratch.lab->boards[0].port, 2222);
+	assert_int_equal(scratch.lab->boards[0].console_port, 7000);
+	assert_int_equal(scratch.lab->boards[0].seed, 42);
+	assert_int_equal(scratch.lab->boards[0].knob_count, 1);
+	assert_string_equal(scratch.lab->boards[0].knobs[0].name, "p_wake_dead");
+	assert_int_equal(scratch.lab->boards[0].knobs[0].where.line, 9);
+	/* defaults: port 22, user root, seed = position */
+	assert_int_equal(scratch.lab->boards[1].port, 22);
+	assert_string_equal(scratch.lab->boards[1].user, "root");
+	assert_int_equal(scratch.lab->boards[1].seed, 2);
+	assert_int_equal(scratch.lab->boards[1].chip_where.line, 12);
+	assert_non_null(lab_find_board(scratch.lab, "b"));
+	assert_null(lab_find_board(scratch.lab, "c"));
+	lab_free(scratch.lab);
+}
+
+static void test_yaml_syntax_error_names_line_and_column(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: [a\n    chip: x\n"), 0);
+	assert_null(scratch.lab);
+	assert_true(strstr(scratch.error, "YAML syntax error") != NULL);
+	assert_true(strncmp(scratch.error, scratch.path, strlen(scratch.path)) == 0);
+}
+
+static void test_unknown_board_key_is_pointed_at(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: a\n    chip: ar9285\n"
+				  "    transport: {host: h}\n    colour: red\n"), 0);
+	assert_error_at(&scratch, 6, 13, "unknown board key 'colour'");
+}
+
+static void test_missing_chip_is_an_error(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: a\n    transport: {host: h}\n"), 0);
+	assert_error_at(&scratch, 3, 5, "has no chip");
+}
+
+static void test_bad_port_is_an_error(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: a\n    chip: ar9285\n"
+				  "    transport: {host: h, port: 70000}\n"), 0);
+	assert_error_at(&scratch, 5, 32, "at most 65535");
+	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: a\n    chip: ar9285\n"
+				  "    transport: {host: h, port: twenty}\n"), 0);
+	assert_error_at(&scratch, 5, 32, "whole number");
+}
+
+static void test_duplicate_board_name_is_an_error(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: a\n    chip: ar9285\n"
+				  "    transport: {host: h}\n  - name: a\n    chip: ar9285\n"
+				  "    transport: {host: i}\n"), 0);
+	assert_error_at(&scratch, 6, 5, "used twice");
+}
+
+static void test_bad_lab_type_and_empty_file(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	assert_int_not_equal(load(&scratch, "name: t\ntype: cloud\nboards: []\n"), 0);
+	assert_error_at(&scratch, 2, 7, "virtual, ssh or lava");
+	assert_int_not_equal(load(&scratch, ""), 0);
+	assert_true(strstr(scratch.error, "empty") != NULL);
+	assert_int_not_equal(load(&scratch, "name: t\nboards: []\n"), 0);
+	assert_true(strstr(scratch.error, "no boards") != NULL);
+}
+
+static void test_missing_file_says_so(void **state)
+{
+	char error[512];
+	struct lab *lab = NULL;
+
+	(void)state;
+	assert_int_not_equal(lab_load("/nonexistent/lab.yaml", &lab, error, sizeof(error)), 0);
+	assert_true(strstr(error, "/nonexistent/lab.yaml: cannot open lab file") != NULL);
+}
+
+static void test_shipped_virtual_lab_loads(void **state)
+{
+	char error[512];
+	struct lab *lab = NULL;
+
+	(void)state;
+	if (lab_load("labs/virtual.yaml", &lab, error, sizeof(error)) != 0)
+		fail_msg("%s", error);
+	assert_int_equal(lab->board_count, 8);
+	assert_string_equal(lab->type, "virtual");
+	lab_free(lab);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good_lab_loads_every_field),
+		cmocka_unit_test(test_yaml_syntax_error_names_line_and_column),
+		cmocka_unit_test(test_unknown_board_key_is_pointed_at),
+		cmocka_unit_test(test_missing_chip_is_an_error),
+		cmocka_unit_test(test_bad_port_is_an_error),
+		cmocka_unit_test(test_duplicate_board_name_is_an_error),
+		cmocka_unit_test(test_bad_lab_type_and_empty_file),
+		cmocka_unit_test(test_missing_file_says_so),
+		cmocka_unit_test(test_shipped_virtual_lab_loads),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
