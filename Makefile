@@ -71,6 +71,13 @@ $(BUILD)/rackbisect-vlab: $(call objs,$(BUILD),$(VLAB_MAIN) $(LIB_SRCS) $(GENERA
 $(BUILD)/rackbisect-board-tool: $(call objs,$(BUILD),$(TOOL_MAIN))
 	$(CC) $(CFLAGS) -o $@ $^
 
+LIB_OBJS := $(call objs,$(BUILD),$(LIB_SRCS) $(GENERATED_SRCS))
+
+# Benchmarks are built without sanitizers: they measure speed.
+$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+
 # ---- sanitized build for the tests ----------------------------------------
 $(BUILD)/asan/obj/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -92,10 +99,10 @@ check: $(DEPS_STAMP) all $(BUILD)/asan/rackbisect-vlab unit-tests
 	@sh tests/run-all.sh $(BUILD)
 
 demo: $(DEPS_STAMP) all
-	@sh tests/demo.sh $(BUILD)
+	@bash drivers/virtual/demo.sh $(CURDIR)/$(BUILD)
 
-bench: $(DEPS_STAMP) all
-	@sh tests/bench/run.sh $(BUILD)
+bench: $(DEPS_STAMP) all $(BUILD)/bench/bench_sim
+	@bash tests/bench/run.sh $(CURDIR)/$(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -15,6 +15,7 @@
 
 int vlab_cmd_make_tree(int argc, char **argv);	/* cmd_make_tree.c */
 int vlab_cmd_sim(int argc, char **argv);	/* cmd_sim.c */
+int vlab_cmd_build(int argc, char **argv);	/* cmd_build.c */
 int vlab_cmd_up(int argc, char **argv);		/* cmd_lab.c */
 int vlab_cmd_down(int argc, char **argv);	/* cmd_lab.c */
 int vlab_cmd_status(int argc, char **argv);	/* cmd_lab.c */

@@ -15,6 +15,8 @@ static const struct vlab_command commands[] = {
 	  "--scenario NAME --seed N --out DIR --truth FILE   write a model kernel history" },
 	{ "sim", vlab_cmd_sim,
 	  "--tree DIR --commit REF --workload W3 --chip CHIP --seed N   run a workload in-process" },
+	{ "build", vlab_cmd_build,
+	  "--tree DIR --commit REF   build one commit (cached); prints IMAGE RELEASE" },
 	{ "up", vlab_cmd_up, "LAB.yaml   start the lab's boards (sshd, console, power)" },
 	{ "down", vlab_cmd_down, "LAB.yaml   stop every process `up` started" },
 	{ "status", vlab_cmd_status, "LAB.yaml   boards, power, booted kernel, addresses" },

@@ -47,8 +47,7 @@ struct board_host {
 	uv_tcp_t console_listener;
 	struct console_client *console_clients;
 	uint64_t console_next_line;
-	uv_process_t sshd;
-	int sshd_running;
+	uv_process_t *sshd;		/* the running one; each spawn has its own handle */
 	uv_timer_t reboot_timer;
 	int reboot_pending;
 	uv_timer_t probe_timer;
@@ -215,6 +214,7 @@ static void on_sshd_closed(uv_handle_t *handle)
 {
 	struct board_host *host = handle->data;
 
+	free(handle);
 	host->handles_open--;
 	if (host->destroying && host->handles_open == 0)
 		free(host);
@@ -226,7 +226,8 @@ static void on_sshd_exit(uv_process_t *process, int64_t status, int signal)
 
 	(void)status;
 	(void)signal;
-	host->sshd_running = 0;
+	if (host->sshd == process)
+		host->sshd = NULL;
 	uv_close((uv_handle_t *)process, on_sshd_closed);
 }
 
@@ -238,11 +239,17 @@ static int start_sshd(struct board_host *host)
 	};
 	uv_process_options_t options = { 0 };
 	uv_stdio_container_t stdio[3];
+	uv_process_t *process;
 	int log_fd, rc;
 
 	log_fd = open(host->sshd_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (log_fd < 0)
 		return -errno;
+	process = calloc(1, sizeof(*process));
+	if (!process) {
+		close(log_fd);
+		return -ENOMEM;
+	}
 	stdio[0].flags = UV_IGNORE;
 	stdio[1].flags = UV_INHERIT_FD;
 	stdio[1].data.fd = log_fd;
@@ -253,15 +260,15 @@ static int start_sshd(struct board_host *host)
 	options.stdio = stdio;
 	options.stdio_count = 3;
 	options.exit_cb = on_sshd_exit;
-	host->sshd.data = host;
-	rc = uv_spawn(host->loop, &host->sshd, &options);
+	process->data = host;
+	rc = uv_spawn(host->loop, process, &options);
 	close(log_fd);
+	host->handles_open++;
 	if (rc) {
-		uv_close((uv_handle_t *)&host->sshd, NULL);
+		uv_close((uv_handle_t *)process, on_sshd_closed);
 		return rc;
 	}
-	host->handles_open++;
-	host->sshd_running = 1;
+	host->sshd = process;
 	return 0;
 }
 
@@ -425,7 +432,12 @@ static int boot(struct board_host *host, const char *kernel)
 		return rc;
 	}
 	snprintf(host->release, sizeof(host->release), "%s", sim_board_release(host->sim));
-	board_root_write_version(host->root, sim_board_banner(host->sim));
+	{
+		char version[600];
+
+		snprintf(version, sizeof(version), "%.500s\n", sim_board_banner(host->sim));
+		board_root_write_version(host->root, version);
+	}
 	host->console_next_line = 0;
 	set_state(host, BOARD_BOOTING);
 	refresh_files(host);

@@ -9,28 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "path.h"
 #include "subprocess.h"
 #include "virtual/modelkernel/variant.h"
 
 /* The release a board shows after a power cycle, distinct from any build. */
 #define FALLBACK_LOCALVERSION "LOCALVERSION=-lab-fallback"
-
-static int make_dirs(const char *path)
-{
-	char partial[1024];
-	size_t i;
-
-	snprintf(partial, sizeof(partial), "%s", path);
-	for (i = 1; partial[i]; i++) {
-		if (partial[i] != '/')
-			continue;
-		partial[i] = '\0';
-		if (mkdir(partial, 0755) != 0 && errno != EEXIST)
-			return -errno;
-		partial[i] = '/';
-	}
-	return mkdir(partial, 0755) == 0 || errno == EEXIST ? 0 : -errno;
-}
 
 static unsigned int fnv1a(const char *text)
 {
@@ -156,7 +140,8 @@ static int write_sshd_config(const struct lab_state *state, const struct lab_boa
 		 "Subsystem sftp internal-sftp\n"
 		 "LogLevel INFO\n",
 		 board->name, board->host, board->port, board_dir, state->authorized_keys);
-	snprintf(path, sizeof(path), "%s/sshd_config", board_dir);
+	if (path_format(path, sizeof(path), "%s/sshd_config", board_dir))
+		return -ENAMETOOLONG;
 	return write_text(path, text);
 }
 
@@ -221,7 +206,7 @@ static int prepare_board(const struct lab_state *state, const struct lab_board *
 		return -EINVAL;
 	}
 	lab_state_board_dir(state, board->name, dir, sizeof(dir));
-	if ((rc = make_dirs(dir)) != 0) {
+	if ((rc = path_make_dirs(dir)) != 0) {
 		snprintf(error, error_len, "cannot create %s: %s", dir, strerror(-rc));
 		return rc;
 	}
@@ -233,16 +218,19 @@ static int prepare_board(const struct lab_state *state, const struct lab_board *
 	return rc;
 }
 
+/* The installed kernel of every board: v3.3's driver, with a release of its
+ * own so a power-cycled board is told apart from one that booted v3.3. */
 static int prepare_fallback_kernel(const struct lab_state *state, char *error, size_t error_len)
 {
-	char *environment[] = { FALLBACK_LOCALVERSION, NULL };
+	char *relabel[] = { "make", "-s", "-C", (char *)state->fallback_dir, FALLBACK_LOCALVERSION, NULL };
 	char built[1024];
 	int rc;
 
 	if (access(state->fallback_kernel, R_OK) == 0)
 		return 0;
-	rc = modelkernel_build_variant(DRIVER_VARIANT_V3_3, state->fallback_dir, environment,
-				       built, sizeof(built));
+	rc = modelkernel_build_variant(DRIVER_VARIANT_V3_3, state->fallback_dir, built, sizeof(built));
+	if (!rc && subprocess_run(relabel, NULL, NULL) != 0)
+		rc = -EIO;
 	if (rc)
 		snprintf(error, error_len, "cannot build the fallback kernel in %s: %s",
 			 state->fallback_dir, strerror(-rc));
@@ -256,7 +244,7 @@ int lab_state_prepare(const struct lab *lab, const struct lab_state *state,
 	size_t i;
 	int rc;
 
-	if ((rc = make_dirs(state->dir)) != 0) {
+	if ((rc = path_make_dirs(state->dir)) != 0) {
 		snprintf(error, error_len, "cannot create the lab's state directory %s: %s",
 			 state->dir, strerror(-rc));
 		return rc;
