@@ -36,6 +36,8 @@ TEST_HELPER_SRCS := $(wildcard tests/unit/helpers/*.c)
 objs = $(patsubst %.c,$(1)/obj/%.o,$(2))
 
 .PHONY: all deps check demo bench clean unit-tests
+# Keep objects make would treat as intermediate (tests, benchmarks).
+.SECONDARY:
 all: $(BUILD)/rackbisect-vlab $(BUILD)/rackbisect-board-tool
 
 # ---- dependencies ----------------------------------------------------------
