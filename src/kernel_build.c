@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "path.h"
 #include "subprocess.h"
 
@@ -46,53 +47,6 @@ static int resolve_commit(const char *tree, const char *ref, char commit[41])
 	return rc;
 }
 
-static int read_line(const char *path, char *line, size_t len)
-{
-	FILE *file = fopen(path, "r");
-
-	if (!file)
-		return -errno;
-	if (!fgets(line, (int)len, file)) {
-		fclose(file);
-		return -EIO;
-	}
-	fclose(file);
-	line[strcspn(line, "\n")] = '\0';
-	return 0;
-}
-
-static int copy_file(const char *from, const char *to)
-{
-	char temporary[1100], buffer[65536];
-	FILE *in = fopen(from, "rb"), *out;
-	size_t n;
-	int rc = 0;
-
-	if (!in)
-		return -errno;
-	if (path_format(temporary, sizeof(temporary), "%s.tmp", to)) {
-		fclose(in);
-		return -ENAMETOOLONG;
-	}
-	out = fopen(temporary, "wb");
-	if (!out) {
-		fclose(in);
-		return -errno;
-	}
-	while ((n = fread(buffer, 1, sizeof(buffer), in)) > 0) {
-		if (fwrite(buffer, 1, n, out) != n)
-			rc = -EIO;
-	}
-	fclose(in);
-	if (fclose(out) != 0)
-		rc = -EIO;
-	if (!rc && rename(temporary, to) != 0)
-		rc = -errno;
-	if (rc)
-		unlink(temporary);
-	return rc;
-}
-
 /* Checks out, builds, and keeps the image and release. */
 static int build_in_worktree(const char *tree, struct kernel_build *build, const char *entry,
 			     const char *worktree)
@@ -114,9 +68,9 @@ static int build_in_worktree(const char *tree, struct kernel_build *build, const
 	path_format(image_path, sizeof(image_path), "%s/arch/x86/boot/bzImage", worktree);
 	path_format(release_file, sizeof(release_file), "%s/release", entry);
 	path_format(failed_marker, sizeof(failed_marker), "%s/build-failed", entry);
-	if (rc == 0 && (rc = read_line(release_path, build->release, sizeof(build->release))) == 0 &&
-	    (rc = copy_file(image_path, build->image)) == 0)
-		rc = copy_file(release_path, release_file);
+	if (rc == 0 && (rc = files_read_line(release_path, build->release, sizeof(build->release))) == 0 &&
+	    (rc = files_copy(image_path, build->image, 0644)) == 0)
+		rc = files_copy(release_path, release_file, 0644);
 	else if (rc > 0) {
 		FILE *marker = fopen(failed_marker, "w");
 		if (marker)
@@ -153,7 +107,7 @@ int kernel_build_commit(const char *tree, const char *ref, const char *cache_dir
 		return -ENOEXEC;
 	}
 	if (access(build->image, R_OK) == 0 &&
-	    read_line(release_file, build->release, sizeof(build->release)) == 0)
+	    files_read_line(release_file, build->release, sizeof(build->release)) == 0)
 		return 0;
 	if ((rc = path_make_dirs(entry)) != 0) {
 		snprintf(error, error_len, "cannot create the build cache %s: %s", entry, strerror(-rc));

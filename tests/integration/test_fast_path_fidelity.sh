@@ -12,26 +12,11 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-build=${RACKBISECT_BUILD:-$root/build}
-vlab=$build/asan/rackbisect-vlab
-[ -x "$vlab" ] || vlab=$build/rackbisect-vlab
+. "$root/tests/integration/lib.sh"
+vlab=$(vlab_under_test "$root")
 work=$(mktemp -d /tmp/rackbisect-fidelity-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM HUP
-assertions=0
-failures=0
-
-check() {
-	local description=$1
-	shift
-	assertions=$((assertions + 1))
-	if "$@"; then
-		echo "ok $assertions - $description"
-	else
-		failures=$((failures + 1))
-		echo "not ok $assertions - $description"
-	fi
-}
 
 # sim TREE REF WORKLOAD CHIP SEED OUT [SCRIPT ARGS...]
 sim() {

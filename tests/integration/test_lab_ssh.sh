@@ -11,14 +11,11 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-build=${RACKBISECT_BUILD:-$root/build}
-vlab=$build/asan/rackbisect-vlab
-[ -x "$vlab" ] || vlab=$build/rackbisect-vlab
+. "$root/tests/integration/lib.sh"
+vlab=$(vlab_under_test "$root")
 work=$(mktemp -d /tmp/rackbisect-lab-test-XXXXXX)
 state=$work/state
 lab=$work/lab.yaml
-assertions=0
-failures=0
 
 cleanup() {
 	exec 3>&- 4>&- 5>&- 6>&- 7>&- 2>/dev/null
@@ -29,20 +26,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-check() {
-	local description=$1
-	shift
-	assertions=$((assertions + 1))
-	if "$@"; then
-		echo "ok $assertions - $description"
-	else
-		failures=$((failures + 1))
-		echo "not ok $assertions - $description"
-	fi
-}
-
-contains() { grep -q -e "$2" "$1"; }
-lacks() { ! grep -q -e "$2" "$1"; }
 
 # The lab of this test: two boards on addresses of their own.
 cat >"$lab" <<'YAML'

@@ -38,7 +38,6 @@ struct board_host {
 	char vlab_binary[1024];
 	char fallback_kernel[1024];
 	char next_kernel[4096];		/* one-shot, from kexec -l */
-	char booted_copy[700];
 	char release[256];
 	char last_error[1024];
 	struct board_root_paths paths;
@@ -286,36 +285,6 @@ static void end_board_processes(struct board_host *host)
 
 /* ---- boot --------------------------------------------------------------- */
 
-static int copy_kernel(struct board_host *host, const char *kernel)
-{
-	char previous[sizeof(host->booted_copy)];
-	FILE *in, *out;
-	char buffer[65536];
-	size_t n;
-
-	/* Boot a private copy: a later upload over the same /boot file must not
-	 * change the code the running board executes. */
-	snprintf(previous, sizeof(previous), "%s", host->booted_copy);
-	snprintf(host->booted_copy, sizeof(host->booted_copy), "%s/booted-%u.so", host->dir,
-		 host->boots + 1);
-	in = fopen(kernel, "rb");
-	if (!in)
-		return -errno;
-	out = fopen(host->booted_copy, "wb");
-	if (!out) {
-		fclose(in);
-		return -errno;
-	}
-	while ((n = fread(buffer, 1, sizeof(buffer), in)) > 0)
-		fwrite(buffer, 1, n, out);
-	fclose(in);
-	if (fclose(out) != 0)
-		return -EIO;
-	if (previous[0])
-		unlink(previous);
-	return 0;
-}
-
 static void refresh_files(struct board_host *host)
 {
 	struct sim_board_files files = {
@@ -420,13 +389,10 @@ static int boot(struct board_host *host, const char *kernel)
 
 	end_board_processes(host);
 	set_state(host, BOARD_OFF);
-	rc = copy_kernel(host, kernel);
-	if (rc) {
-		boot_failed(host, kernel, strerror(-rc));
-		return rc;
-	}
 	host->boots++;
-	rc = sim_board_boot(host->sim, host->booted_copy);
+	/* The simulator boots a private copy: a later upload over the same
+	 * /boot file does not change what the running board executes. */
+	rc = sim_board_boot(host->sim, kernel);
 	if (rc) {
 		boot_failed(host, kernel, sim_board_error(host->sim));
 		return rc;
@@ -653,8 +619,6 @@ void board_host_destroy(struct board_host *host)
 		tool_server_stop(host->tools);
 	sim_board_destroy(host->sim);
 	host->sim = NULL;
-	if (host->booted_copy[0])
-		unlink(host->booted_copy);
 	host->destroying = 1;
 	uv_close((uv_handle_t *)&host->reboot_timer, on_host_handle_closed);
 	uv_close((uv_handle_t *)&host->probe_timer, on_host_handle_closed);

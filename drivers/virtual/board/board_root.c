@@ -1,6 +1,8 @@
 /* board_root.c - a board's private view of the host's files. */
 #include "virtual/board/board_root.h"
 
+#include "files.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -44,56 +46,6 @@ static int make_dir(const char *path, char *error, size_t error_len)
 	return -errno;
 }
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	ssize_t len = (ssize_t)strlen(text);
-	int rc = 0;
-
-	if (fd < 0)
-		return -errno;
-	/* In place, never by rename: the file is a bind-mount target. */
-	if (pwrite(fd, text, (size_t)len, 0) != len || ftruncate(fd, len) != 0)
-		rc = -errno;
-	close(fd);
-	return rc;
-}
-
-static int copy_file(const char *from, const char *to, mode_t mode)
-{
-	char buffer[65536];
-	char temporary[600];
-	int in, out, rc = 0;
-	ssize_t n;
-
-	snprintf(temporary, sizeof(temporary), "%s.new", to);
-	in = open(from, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
-	out = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (out < 0) {
-		rc = -errno;
-		close(in);
-		return rc;
-	}
-	while ((n = read(in, buffer, sizeof(buffer))) > 0) {
-		if (write(out, buffer, (size_t)n) != n) {
-			rc = -EIO;
-			break;
-		}
-	}
-	if (n < 0)
-		rc = -errno;
-	close(in);
-	if (close(out) != 0 && !rc)
-		rc = -errno;
-	if (!rc && rename(temporary, to) != 0)
-		rc = -errno;
-	if (rc)
-		unlink(temporary);
-	return rc;
-}
-
 static int install_tools(const struct board_root_paths *paths, const char *tool_binary,
 			 char *error, size_t error_len)
 {
@@ -101,7 +53,7 @@ static int install_tools(const struct board_root_paths *paths, const char *tool_
 	int i, rc;
 
 	snprintf(shim, sizeof(shim), "%s/%s", paths->sbin, SHIM_NAME);
-	rc = copy_file(tool_binary, shim, 0755);
+	rc = files_copy(tool_binary, shim, 0755);
 	if (rc) {
 		snprintf(error, error_len, "cannot install %s as %s: %s", tool_binary, shim,
 			 strerror(-rc));
@@ -136,8 +88,8 @@ int board_root_prepare(const char *root, const char *tool_binary, char *error, s
 		if (rc)
 			return rc;
 	}
-	if ((rc = write_file(paths.uptime, "0.00 0.00\n")) ||
-	    (rc = write_file(paths.version, "Linux version (not booted)\n"))) {
+	if ((rc = files_write_in_place(paths.uptime, "0.00 0.00\n")) ||
+	    (rc = files_write_in_place(paths.version, "Linux version (not booted)\n"))) {
 		snprintf(error, error_len, "cannot write the board's files under %s: %s", root,
 			 strerror(-rc));
 		return rc;
@@ -150,7 +102,7 @@ int board_root_write_version(const char *root, const char *banner)
 	struct board_root_paths paths;
 
 	board_root_paths(root, &paths);
-	return write_file(paths.version, banner);
+	return files_write_in_place(paths.version, banner);
 }
 
 static int bind(const char *from, const char *onto, char *error, size_t error_len)

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "path.h"
 #include "subprocess.h"
 #include "virtual/modelkernel/variant.h"
@@ -83,39 +84,6 @@ static int make_key(const char *path, const char *comment, char *error, size_t e
 	return 0;
 }
 
-static char *read_text(const char *path)
-{
-	FILE *file = fopen(path, "r");
-	char *text = NULL;
-	size_t size = 0;
-
-	if (!file)
-		return NULL;
-	if (getdelim(&text, &size, '\0', file) < 0) {
-		free(text);
-		text = NULL;
-	}
-	fclose(file);
-	return text;
-}
-
-static int write_text(const char *path, const char *text)
-{
-	char temporary[800];
-	FILE *file;
-
-	snprintf(temporary, sizeof(temporary), "%s.new", path);
-	file = fopen(temporary, "w");
-	if (!file)
-		return -errno;
-	fputs(text, file);
-	if (fclose(file) != 0) {
-		unlink(temporary);
-		return -EIO;
-	}
-	return rename(temporary, path) == 0 ? 0 : -errno;
-}
-
 static int write_sshd_config(const struct lab_state *state, const struct lab_board *board,
 			     const char *board_dir)
 {
@@ -142,7 +110,7 @@ static int write_sshd_config(const struct lab_state *state, const struct lab_boa
 		 board->name, board->host, board->port, board_dir, state->authorized_keys);
 	if (path_format(path, sizeof(path), "%s/sshd_config", board_dir))
 		return -ENAMETOOLONG;
-	return write_text(path, text);
+	return files_write_atomic(path, text);
 }
 
 /* "[host]:port key" lines for every board, and an ssh_config naming them. */
@@ -161,7 +129,7 @@ static int write_client_files(const struct lab *lab, const struct lab_state *sta
 
 		lab_state_board_dir(state, board->name, dir, sizeof(dir));
 		snprintf(key_path, sizeof(key_path), "%s/ssh_host_ed25519_key.pub", dir);
-		public_key = read_text(key_path);
+		public_key = files_read_text(key_path);
 		if (!public_key) {
 			rc = -ENOENT;
 			break;
@@ -186,9 +154,9 @@ static int write_client_files(const struct lab *lab, const struct lab_state *sta
 	if (!known || !config)
 		rc = -ENOMEM;
 	if (!rc)
-		rc = write_text(state->known_hosts, known);
+		rc = files_write_atomic(state->known_hosts, known);
 	if (!rc)
-		rc = write_text(state->ssh_config, config);
+		rc = files_write_atomic(state->ssh_config, config);
 	free(known);
 	free(config);
 	return rc;
@@ -255,9 +223,9 @@ int lab_state_prepare(const struct lab *lab, const struct lab_state *state,
 		char public_path[700];
 
 		snprintf(public_path, sizeof(public_path), "%s.pub", state->client_key);
-		public_key = read_text(public_path);
+		public_key = files_read_text(public_path);
 	}
-	if (!public_key || (rc = write_text(state->authorized_keys, public_key)) != 0) {
+	if (!public_key || (rc = files_write_atomic(state->authorized_keys, public_key)) != 0) {
 		free(public_key);
 		snprintf(error, error_len, "cannot write %s", state->authorized_keys);
 		return rc ? rc : -EIO;
@@ -295,7 +263,7 @@ static int is_our_supervisor(int pid)
 
 int lab_state_running_pid(const struct lab_state *state)
 {
-	char *text = read_text(state->pid_file);
+	char *text = files_read_text(state->pid_file);
 	int pid;
 
 	if (!text)
