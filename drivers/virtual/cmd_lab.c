@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "path.h"
+#include "virtual/board/cgroup.h"
 #include "virtual/lab/lab_state.h"
 #include "virtual/lab/lab_supervisor.h"
 #include "virtual/sim/sim.h"
@@ -401,6 +403,31 @@ static int wait_for_exit(int pid, int timeout_ms)
 	return ready > 0 ? 0 : -ETIMEDOUT;
 }
 
+/* Ends what a supervisor that died (SIGKILL, crash) left behind: every
+ * process in the lab's board cgroups, which only this lab's boards use. */
+static int end_orphaned_boards(const struct lab *lab, const struct lab_state *state)
+{
+	char root[512], board_cgroup[2048], lab_cgroup[1024];
+	int ended = 0;
+	size_t i;
+
+	if (cgroup_find_root(root, sizeof(root)) != 0 ||
+	    path_format(lab_cgroup, sizeof(lab_cgroup), "%s/rackbisect/%s", root, state->cgroup_name))
+		return 0;
+	for (i = 0; i < lab->board_count; i++) {
+		if (path_format(board_cgroup, sizeof(board_cgroup), "%s/%s", lab_cgroup,
+				lab->boards[i].name) || access(board_cgroup, F_OK) != 0)
+			continue;
+		if (cgroup_process_count(board_cgroup) > 0)
+			ended++;
+		cgroup_freeze(board_cgroup, 0);
+		cgroup_kill_all(board_cgroup, DOWN_TIMEOUT_MS);
+		cgroup_remove(board_cgroup);
+	}
+	cgroup_remove(lab_cgroup);
+	return ended;
+}
+
 #define DOWN_USAGE "LAB.yaml [--state DIR]\n" \
 	"Stops every process `up` started for the lab (supervisor, sshds, sessions)."
 
@@ -419,7 +446,13 @@ int vlab_cmd_down(int argc, char **argv)
 		return rc;
 	pid = lab_state_running_pid(&state);
 	if (!pid) {
-		printf("lab %s is not up\n", lab->name);
+		int orphans = end_orphaned_boards(lab, &state);
+
+		if (orphans)
+			printf("lab %s had no supervisor; ended the processes of %d boards it left\n",
+			       lab->name, orphans);
+		else
+			printf("lab %s is not up\n", lab->name);
 		lab_free(lab);
 		return VLAB_EXIT_OK;
 	}
@@ -436,6 +469,7 @@ int vlab_cmd_down(int argc, char **argv)
 			return VLAB_EXIT_INFRA;
 		}
 	}
+	end_orphaned_boards(lab, &state);
 	printf("lab %s is down\n", lab->name);
 	lab_free(lab);
 	return VLAB_EXIT_OK;

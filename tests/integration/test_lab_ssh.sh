@@ -161,6 +161,18 @@ check "no process of the lab is left" test ! -s "$work/left.txt"
 sed 's/^/# left: /' "$work/left.txt"
 check "its cgroups are gone" bash -c "! ls -d /sys/fs/cgroup/unified/rackbisect/lab-integration-* /sys/fs/cgroup/rackbisect/lab-integration-* 2>/dev/null | grep -q ."
 
+# ---- a supervisor killed with SIGKILL: down still ends what it left -----------
+"$vlab" up "$lab" --state "$state" >/dev/null 2>&1
+pid=$(cat "$state/labs/integration/supervisor.pid" 2>/dev/null)
+check "the lab comes up again" test -n "$pid"
+kill -9 "$pid"
+"$vlab" down "$lab" --state "$state" >"$work/down-orphans.out" 2>&1
+check "down after a killed supervisor ends its boards' processes" \
+	contains "$work/down-orphans.out" "ended the processes of 2 boards"
+lab_processes >"$work/left-orphans.txt"
+check "and no process of the lab is left" test ! -s "$work/left-orphans.txt"
+sed 's/^/# left: /' "$work/left-orphans.txt"
+
 # ---- bad input ---------------------------------------------------------------
 sed 's/chip: ar9280/chip: ar1234/' "$lab" >"$work/bad-chip.yaml"
 "$vlab" up "$work/bad-chip.yaml" --state "$state" >"$work/bad-chip.out" 2>&1

@@ -50,6 +50,9 @@ static const char *const knob_names[KNOB_COUNT + 1] = {
 	"idle_gap_max_ms", "dtim_period", "aspm_l1", NULL,
 };
 
+_Static_assert(sizeof(knob_names) / sizeof(knob_names[0]) == KNOB_COUNT + 1,
+	       "every knob has its name in knob_names");
+
 void sim_knobs_default(struct sim_knobs *k)
 {
 	*k = (struct sim_knobs){

@@ -242,10 +242,15 @@ static void ps_nullfunc_status(struct sim_board *board, int acked)
 }
 
 /* mac80211's connection monitor probes the AP (a nullfunc, with PS off) once
- * nothing came from it for 30 s; every unicast frame from the AP restarts it. */
+ * nothing came from it for 30 s; every unicast frame from the AP restarts it.
+ * Its timer is round_jiffies_up()ed to a whole second, which also keeps it
+ * from locking onto a workload that pings exactly every 30 s. */
 static void restart_connection_monitor(struct sim_board *board)
 {
-	board_timer_arm(board, &board->station.keepalive_timer, KEEPALIVE_INTERVAL_US,
+	uint64_t due = board->now_us + KEEPALIVE_INTERVAL_US;
+
+	due = (due + 999999) / 1000000 * 1000000;
+	board_timer_arm(board, &board->station.keepalive_timer, due - board->now_us,
 			SIM_EVENT_STATION_KEEPALIVE, 0);
 }
 
