@@ -9,7 +9,7 @@ PKGCONFIG := libuv yaml-0.1 jansson
 DEBIAN_PACKAGES := gcc make pkg-config git libc6-dev \
 	libuv1-dev libssh-dev libyaml-dev libcurl4-openssl-dev libsqlite3-dev \
 	libjansson-dev libcmocka-dev openssh-server openssh-client \
-	busybox-static iproute2 procps
+	busybox-static procps
 
 WARNINGS  := -Wall -Wextra -Werror
 CPPFLAGS  := -D_GNU_SOURCE -Isrc -Idrivers -I$(BUILD)/gen

@@ -371,6 +371,16 @@ rb_report_failures() {
 	rb_metric failed "$rb_n_failed" "$rb_unit"
 }
 
+# rb_report_run UNIT KIND...: the run-level metrics every workload ends with:
+# failures by kind, TX counters, power, and the debugfs reset causes (read
+# last: reading debugfs wakes the chip).
+rb_report_run() {
+	rb_report_failures "$@"
+	rb_report_tx
+	rb_power_report
+	rb_debugfs_report
+}
+
 # ---- KTAP header -------------------------------------------------------------------
 
 # rb_ktap_begin PLAN DESCRIPTION

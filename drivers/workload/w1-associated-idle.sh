@@ -116,8 +116,5 @@ if [ "$ka_sent_total" -gt 0 ]; then
 	rb_metric keepalive_loss "$(rb_calc '(a - b) * 100 / a' "$ka_sent_total" "$ka_recv_total" '%.2f')" %
 fi
 # shellcheck disable=SC2086 # a list of words
-rb_report_failures phases $RB_KINDS
-rb_report_tx
-rb_power_report
-rb_debugfs_report
+rb_report_run phases $RB_KINDS
 exit 0

@@ -115,8 +115,5 @@ if [ "$sent_total" -gt 0 ]; then
 	rb_metric ping_loss_total "$(rb_calc '(a - b) * 100 / a' "$sent_total" "$recv_total" '%.2f')" %
 fi
 # shellcheck disable=SC2086 # a list of words
-rb_report_failures phases $RB_KINDS
-rb_report_tx
-rb_power_report
-rb_debugfs_report
+rb_report_run phases $RB_KINDS
 exit 0

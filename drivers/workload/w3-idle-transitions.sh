@@ -103,8 +103,5 @@ done
 rb_last_association_tx
 rb_report_reconnect_times
 # shellcheck disable=SC2086 # a list of words
-rb_report_failures cycles $RB_KINDS_NO_PING
-rb_report_tx
-rb_power_report
-rb_debugfs_report
+rb_report_run cycles $RB_KINDS_NO_PING
 exit 0
