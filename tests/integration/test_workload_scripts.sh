@@ -443,7 +443,7 @@ check "w4: metrics" eval \
 
 new_board w1
 printf 'sleep 3 lost\n' >"$tmp/w1/state/scenario"
-run w1 "$dash" w1-associated-idle.sh --duration 150
+run w1 "$dash" w1-associated-idle.sh --duration 150 --keepalive 30
 out=$tmp/w1.out
 calls=$tmp/w1/state/calls.log
 check "w1: exit 0" status_is 0
@@ -516,8 +516,8 @@ check "setup: a down interface is brought up, then connected" eval \
 
 new_board quiet
 rm "$tmp/quiet/bin/ping"
-run quiet "$dash" w1-associated-idle.sh --duration 120 --keepalive 0
-check "w1 --keepalive 0: runs without ping, idles in phase-long sleeps" eval \
+run quiet "$dash" w1-associated-idle.sh --duration 120
+check "w1 by default (no host keepalive): runs without ping, idles in phase-long sleeps" eval \
 	'status_is 0 && ktap_consistent "$tmp/quiet.out" && count_is "$tmp/quiet/state/calls.log" "^sleep 60$" 2 &&
 	 ! has_line "$tmp/quiet.out" "^not ok" && ! has_line "$tmp/quiet.out" "keepalive_loss"'
 

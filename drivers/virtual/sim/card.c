@@ -10,6 +10,9 @@
  *     with p_rx_busy*p_wedge, and then the host bus hangs with p_bus_hang.
  *   - an attempt succeeds only with a live MAC and the chip AWAKE when its
  *     ACK is due (1-p_ack_loss); retry_limit failures complete it as failed.
+ *     The MAC finishes a frame exchange it began awake before it dozes, so
+ *     an attempt started AWAKE still hears its ACK if the driver lets the
+ *     chip network-sleep meanwhile; one started asleep does not.
  *   - a reset drains (frames stuck while the MAC was dead make the abort fail
  *     with p_txdma_stop_fail), revives the MAC and retunes the channel.
  */
@@ -151,6 +154,7 @@ static void start_next_attempt(struct ath_hw *card)
 		return;
 	card->transmitting = 1;
 	card->tx_queue = qnum;
+	card->tx_started_awake = card->power == ATH9K_PM_AWAKE;
 	card->queues[qnum].attempts++;
 	board_update_power(board);
 	board_schedule(board, sim_rng_between(&board->rng, TX_ATTEMPT_MIN_US, TX_ATTEMPT_MAX_US),
@@ -180,7 +184,7 @@ static void complete_head_frame(struct ath_hw *card, int qnum, int acked)
 static int attempt_outcome(struct ath_hw *card, struct sim_frame *frame)
 {
 	struct sim_board *board = card->board;
-	int awake = card->power == ATH9K_PM_AWAKE;
+	int awake = card->power == ATH9K_PM_AWAKE || card->tx_started_awake;
 	int on_ap_channel = card->freq == board->ap.freq;
 	int through;
 

@@ -64,6 +64,7 @@ struct ath_hw {
 	struct card_tx_queue queues[ATH9K_NUM_TX_QUEUES];
 	int transmitting;	/* an attempt is on air */
 	int tx_queue;		/* ... from this queue */
+	int tx_started_awake;	/* ... begun with the chip AWAKE */
 	uint32_t tx_generation;	/* bumped to abandon the attempt on air */
 	struct sim_timer work[__ATH_WORK_MAX];
 	unsigned int reset_stats[__RESET_TYPE_MAX];

@@ -17,7 +17,7 @@
 #define SCAN_PROBE_DELAY_US 30000	/* IEEE80211_PROBE_DELAY: listen, then probe */
 #define SCAN_CHANNEL_TIME_US 30000	/* IEEE80211_CHANNEL_TIME: wait for responses */
 #define DYNAMIC_PS_TIMEOUT_US 100000
-#define KEEPALIVE_INTERVAL_US 30000000	/* IEEE80211_CONNECTION_IDLE_TIME */
+#define KEEPALIVE_INTERVAL_US 30000000	/* the stack's keepalive period */
 #define DEAUTH_STATUS_WAIT_US 50000	/* waiting longer for a dead chip is pointless */
 #define BEACONS_MISSED_BEFORE_LOSS 7
 #define FIRST_CHANNEL_FREQ 2412
@@ -241,16 +241,11 @@ static void ps_nullfunc_status(struct sim_board *board, int acked)
 		note_traffic(board);
 }
 
-/* mac80211's connection monitor probes the AP (a nullfunc, with PS off) once
- * nothing came from it for 30 s; every unicast frame from the AP restarts it.
- * Its timer is round_jiffies_up()ed to a whole second, which also keeps it
- * from locking onto a workload that pings exactly every 30 s. */
-static void restart_connection_monitor(struct sim_board *board)
+/* The stack's own keepalive (mac80211's connection monitor probe: a
+ * nullfunc sent with PS off) every 30 s while associated. */
+static void arm_keepalive(struct sim_board *board)
 {
-	uint64_t due = board->now_us + KEEPALIVE_INTERVAL_US;
-
-	due = (due + 999999) / 1000000 * 1000000;
-	board_timer_arm(board, &board->station.keepalive_timer, due - board->now_us,
+	board_timer_arm(board, &board->station.keepalive_timer, KEEPALIVE_INTERVAL_US,
 			SIM_EVENT_STATION_KEEPALIVE, 0);
 }
 
@@ -262,7 +257,7 @@ void station_on_keepalive_timer(struct sim_board *board, uint32_t generation)
 	    sta->state != STATION_ASSOCIATED)
 		return;
 	wake_for_own_traffic(board);
-	restart_connection_monitor(board);
+	arm_keepalive(board);
 }
 
 int station_set_power_save(struct sim_board *board, int on)
@@ -480,7 +475,7 @@ static void associated(struct sim_board *board)
 	sta->peer.last_unicast_rx_us = board->now_us;
 	finish_connect(board, STATION_CONNECT_SUCCEEDED);
 	note_traffic(board);
-	restart_connection_monitor(board);
+	arm_keepalive(board);
 }
 
 static void auth_timer(struct sim_board *board)
@@ -715,7 +710,6 @@ void station_on_frame(struct sim_board *board, const struct ap_frame *frame)
 	case AP_FRAME_ECHO_REPLY:
 		if (sta->state != STATION_ASSOCIATED)
 			break;
-		restart_connection_monitor(board);
 		if (!sta->ps)
 			note_traffic(board);
 		if (sta->on_echo_reply)

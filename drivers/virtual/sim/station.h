@@ -12,9 +12,8 @@
  *   - authentication changes channel only when the hardware is on another
  *     channel than the AP;
  *   - dynamic PS: PS on after 100 ms without traffic (a PM=1 nullfunc first),
- *     off for the stack's own traffic (the connection monitor's probe after
- *     30 s without a frame from the AP, buffered data announced in a TIM),
- *     while the host's pings go out with PS still on.
+ *     off for the stack's own traffic (a keepalive every 30 s, buffered data
+ *     announced in a TIM), while the host's pings go out with PS still on.
  *
  * Frames: management and nullfunc on queue VO (0), host data on BE (2).
  */
