@@ -341,6 +341,19 @@ static int command_usage_status(int parsed, const char *command, const char *usa
 	return VLAB_EXIT_USAGE;
 }
 
+/* The start every LAB.yaml command shares: options, then the lab and its
+ * state. Returns -1 to go on, else the exit status to return. */
+static int open_lab_command(int argc, char **argv, const char *usage, struct lab_arguments *args,
+			    struct lab **lab, struct lab_state *state)
+{
+	int rc = parse_arguments(argc, argv, args, usage);
+
+	if (rc != 1)
+		return command_usage_status(rc, argv[0], usage);
+	rc = open_lab(args->board, args->state, lab, state);
+	return rc ? rc : -1;
+}
+
 int vlab_cmd_up(int argc, char **argv)
 {
 	struct lab_arguments args;
@@ -349,10 +362,7 @@ int vlab_cmd_up(int argc, char **argv)
 	char error[1200];
 	int rc, ready_fd = -1;
 
-	rc = parse_arguments(argc, argv, &args, UP_USAGE);
-	if (rc != 1)
-		return command_usage_status(rc, argv[0], UP_USAGE);
-	if ((rc = open_lab(args.board, args.state, &lab, &state)) != 0)
+	if ((rc = open_lab_command(argc, argv, UP_USAGE, &args, &lab, &state)) >= 0)
 		return rc;
 	if (lab_state_running_pid(&state)) {
 		printf("lab %s is already up\n", lab->name);
@@ -439,10 +449,7 @@ int vlab_cmd_down(int argc, char **argv)
 	char *answer;
 	int rc, pid;
 
-	rc = parse_arguments(argc, argv, &args, DOWN_USAGE);
-	if (rc != 1)
-		return command_usage_status(rc, argv[0], DOWN_USAGE);
-	if ((rc = open_lab(args.board, args.state, &lab, &state)) != 0)
+	if ((rc = open_lab_command(argc, argv, DOWN_USAGE, &args, &lab, &state)) >= 0)
 		return rc;
 	pid = lab_state_running_pid(&state);
 	if (!pid) {
@@ -487,10 +494,7 @@ int vlab_cmd_status(int argc, char **argv)
 	struct lab *lab = NULL;
 	int rc;
 
-	rc = parse_arguments(argc, argv, &args, STATUS_USAGE);
-	if (rc != 1)
-		return command_usage_status(rc, argv[0], STATUS_USAGE);
-	if ((rc = open_lab(args.board, args.state, &lab, &state)) != 0)
+	if ((rc = open_lab_command(argc, argv, STATUS_USAGE, &args, &lab, &state)) >= 0)
 		return rc;
 	rc = print_status(lab, &state, args.json);
 	lab_free(lab);
@@ -579,10 +583,7 @@ int vlab_cmd_serve(int argc, char **argv)
 	struct lab *lab = NULL;
 	int rc;
 
-	rc = parse_arguments(argc, argv, &args, SERVE_USAGE);
-	if (rc != 1)
-		return command_usage_status(rc, argv[0], SERVE_USAGE);
-	if ((rc = open_lab(args.board, args.state, &lab, &state)) != 0)
+	if ((rc = open_lab_command(argc, argv, SERVE_USAGE, &args, &lab, &state)) >= 0)
 		return rc;
 	if (self_path(vlab, sizeof(vlab)) != 0 || find_tool_binary(vlab, tool, sizeof(tool)) != 0) {
 		fprintf(stderr, "rackbisect-vlab serve: cannot find rackbisect-board-tool beside %s (run make)\n",
