@@ -44,8 +44,9 @@
  *   kept (diagnostics and metrics for the run, the rest as unknown lines);
  * - blank lines are ignored; any other line is an unknown line: kept with
  *   its line number, never fatal.
- * Line ends are "\n"; a "\r" before it (serial consoles) is dropped; a NUL
- * byte is stored as '?'; other bytes, UTF-8 or not, are kept as they are.
+ * Line ends are "\n"; trailing white space, and so the "\r" of "\r\n"
+ * (serial consoles), is dropped; a NUL byte is stored as '?'; other bytes,
+ * UTF-8 or not, are kept as they are (escape them where they are shown).
  */
 #ifndef RB_KTAP_H
 #define RB_KTAP_H
@@ -65,8 +66,10 @@ struct ktap_limits {
 	size_t diagnostics;     /* diagnostic lines kept per test, and for the run [1000] */
 	size_t metrics;         /* metrics kept per test, and for the run [1000] */
 	size_t unknown_lines;   /* unknown lines kept [1000] */
-	size_t depth;           /* levels of nested subtests [16] */
-	size_t memory;          /* bytes the report may hold, roughly [32 MiB] */
+	size_t depth;           /* levels of nested subtests [16, at most 256] */
+	/* bytes the report may hold, roughly [32 MiB]; lines and metrics get
+	 * three quarters of it, so that a flood of them leaves room for results */
+	size_t memory;
 };
 
 enum ktap_version_kind {
