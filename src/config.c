@@ -1,5 +1,9 @@
-/* config.c - lab YAML -> struct lab, with file:line:col errors (libyaml). */
+/*
+ * config.c - lab YAML -> struct lab, with file:line:col errors (libyaml), and
+ * the YAML helpers of config_yaml.h that the job loader shares.
+ */
 #include "config.h"
+#include "config_yaml.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,30 +13,23 @@
 #include <string.h>
 #include <yaml.h>
 
-struct loader {
-	const char *file;
-	yaml_document_t document;
-	char *error;
-	size_t error_len;
-};
-
 void config_location_format(const struct config_location *where, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s:%u:%u", where->file, where->line, where->column);
 }
 
-static struct config_location node_location(const struct loader *loader, const yaml_node_t *node)
+struct config_location config_node_location(const struct config_loader *loader,
+					    const yaml_node_t *node)
 {
 	struct config_location where = { loader->file, (unsigned int)node->start_mark.line + 1,
 					 (unsigned int)node->start_mark.column + 1 };
 	return where;
 }
 
-__attribute__((format(printf, 3, 4)))
-static int fail_at(struct loader *loader, const yaml_node_t *node, const char *fmt, ...)
+int config_fail_at(struct config_loader *loader, const yaml_node_t *node, const char *fmt, ...)
 {
 	char where[512];
-	struct config_location at = node_location(loader, node);
+	struct config_location at = config_node_location(loader, node);
 	size_t used;
 	va_list args;
 
@@ -46,59 +43,120 @@ static int fail_at(struct loader *loader, const yaml_node_t *node, const char *f
 	return -EINVAL;
 }
 
-static const char *scalar(const yaml_node_t *node)
+const char *config_scalar(const yaml_node_t *node)
 {
 	return node && node->type == YAML_SCALAR_NODE ? (const char *)node->data.scalar.value : NULL;
 }
 
-static int expect_scalar(struct loader *loader, yaml_node_t *node, const char *what, char **out)
+int config_expect_string(struct config_loader *loader, yaml_node_t *node, const char *what,
+			 char **out)
 {
-	const char *text = scalar(node);
+	const char *text = config_scalar(node);
 
 	if (!text || !*text)
-		return fail_at(loader, node, "%s must be a non-empty string", what);
+		return config_fail_at(loader, node, "%s must be a non-empty string", what);
 	*out = strdup(text);
 	return *out ? 0 : -ENOMEM;
 }
 
-static int expect_number(struct loader *loader, yaml_node_t *node, const char *what,
+int config_expect_number(struct config_loader *loader, yaml_node_t *node, const char *what,
 			 uint64_t max, uint64_t *out)
 {
-	const char *text = scalar(node);
+	const char *text = config_scalar(node);
 	char *end;
 	unsigned long long value;
 
 	if (!text || !*text || *text == '-')
-		return fail_at(loader, node, "%s must be a whole number", what);
+		return config_fail_at(loader, node, "%s must be a whole number", what);
 	errno = 0;
 	value = strtoull(text, &end, 0);
 	if (errno || *end)
-		return fail_at(loader, node, "%s must be a whole number, not '%s'", what, text);
+		return config_fail_at(loader, node, "%s must be a whole number, not '%s'", what, text);
 	if (value > max)
-		return fail_at(loader, node, "%s must be at most %" PRIu64 ", not %s", what, max, text);
+		return config_fail_at(loader, node, "%s must be at most %" PRIu64 ", not %s", what,
+				      max, text);
 	*out = value;
 	return 0;
 }
 
-/* Calls visit(key, value) for each pair of a mapping node. */
-typedef int (*pair_visitor)(struct loader *loader, const char *key, yaml_node_t *value, void *arg);
+size_t config_sequence_length(const yaml_node_t *sequence)
+{
+	return (size_t)(sequence->data.sequence.items.top - sequence->data.sequence.items.start);
+}
 
-static int each_pair(struct loader *loader, yaml_node_t *map, const char *what,
-		     pair_visitor visit, void *arg)
+yaml_node_t *config_sequence_item(struct config_loader *loader, yaml_node_t *sequence, size_t i)
+{
+	return yaml_document_get_node(&loader->document, sequence->data.sequence.items.start[i]);
+}
+
+int config_expect_string_list(struct config_loader *loader, yaml_node_t *node, const char *what,
+			      const char *example, char ***items, size_t *count)
+{
+	size_t i, length;
+
+	if (node->type != YAML_SEQUENCE_NODE)
+		return config_fail_at(loader, node, "%s must be a list, e.g. %s", what, example);
+	length = config_sequence_length(node);
+	*items = calloc(length + 1, sizeof(**items));
+	if (!*items)
+		return -ENOMEM;
+	for (i = 0; i < length; i++) {
+		int rc;
+
+		/* counted before it is filled, so on an error the caller frees what was copied */
+		*count = i + 1;
+		rc = config_expect_string(loader, config_sequence_item(loader, node, i), what,
+					  &(*items)[i]);
+		if (rc)
+			return rc;
+	}
+	*count = length;
+	return 0;
+}
+
+void config_free_strings(char **items, size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		free(items[i]);
+	free(items);
+}
+
+static int check_key_unique(struct config_loader *loader, yaml_node_t *map, yaml_node_pair_t *pair)
+{
+	const char *name = config_scalar(yaml_document_get_node(&loader->document, pair->key));
+	yaml_node_pair_t *earlier;
+
+	for (earlier = map->data.mapping.pairs.start; earlier < pair; earlier++) {
+		const char *seen = config_scalar(yaml_document_get_node(&loader->document,
+									earlier->key));
+		if (seen && strcmp(seen, name) == 0)
+			return config_fail_at(loader,
+					      yaml_document_get_node(&loader->document, pair->key),
+					      "key '%s' is given twice (each key once)", name);
+	}
+	return 0;
+}
+
+int config_each_pair(struct config_loader *loader, yaml_node_t *map, const char *what,
+		     config_pair_visitor visit, void *arg)
 {
 	yaml_node_pair_t *pair;
 
 	if (!map || map->type != YAML_MAPPING_NODE)
-		return fail_at(loader, map, "%s must be a mapping (key: value lines)", what);
+		return config_fail_at(loader, map, "%s must be a mapping (key: value lines)", what);
 	for (pair = map->data.mapping.pairs.start; pair < map->data.mapping.pairs.top; pair++) {
 		yaml_node_t *key = yaml_document_get_node(&loader->document, pair->key);
 		yaml_node_t *value = yaml_document_get_node(&loader->document, pair->value);
-		const char *name = scalar(key);
+		const char *name = config_scalar(key);
 		int rc;
 
 		if (!name)
-			return fail_at(loader, key, "keys of %s must be plain strings", what);
-		rc = visit(loader, name, value, arg);
+			return config_fail_at(loader, key, "keys of %s must be plain strings", what);
+		rc = check_key_unique(loader, map, pair);
+		if (!rc)
+			rc = visit(loader, name, value, arg);
 		if (rc)
 			return rc;
 	}
@@ -111,100 +169,86 @@ struct driver_setting {
 	struct lab_board *board;	/* console: port lives here */
 };
 
-static int visit_driver(struct loader *loader, const char *key, yaml_node_t *value, void *arg)
+static int visit_driver(struct config_loader *loader, const char *key, yaml_node_t *value, void *arg)
 {
 	struct driver_setting *setting = arg;
 	uint64_t number;
 	int rc;
 
 	if (strcmp(key, "driver") == 0)
-		return expect_scalar(loader, value, "driver", setting->driver);
+		return config_expect_string(loader, value, "driver", setting->driver);
 	if (setting->board && strcmp(key, "port") == 0) {
-		rc = expect_number(loader, value, "console port", 65535, &number);
+		rc = config_expect_number(loader, value, "console port", 65535, &number);
 		if (rc)
 			return rc;
 		setting->board->console_port = (unsigned int)number;
 		return 0;
 	}
-	return fail_at(loader, value, "%s: unknown key '%s' (known: driver%s)", setting->what, key,
+	return config_fail_at(loader, value, "%s: unknown key '%s' (known: driver%s)", setting->what, key,
 		       setting->board ? ", port" : "");
 }
 
-static int visit_transport(struct loader *loader, const char *key, yaml_node_t *value, void *arg)
+static int visit_transport(struct config_loader *loader, const char *key, yaml_node_t *value, void *arg)
 {
 	struct lab_board *board = arg;
 	uint64_t number;
 	int rc;
 
 	if (strcmp(key, "host") == 0)
-		return expect_scalar(loader, value, "transport host", &board->host);
+		return config_expect_string(loader, value, "transport host", &board->host);
 	if (strcmp(key, "user") == 0)
-		return expect_scalar(loader, value, "transport user", &board->user);
+		return config_expect_string(loader, value, "transport user", &board->user);
 	if (strcmp(key, "port") == 0) {
-		rc = expect_number(loader, value, "transport port", 65535, &number);
+		rc = config_expect_number(loader, value, "transport port", 65535, &number);
 		if (rc)
 			return rc;
 		if (number == 0)
-			return fail_at(loader, value, "transport port must be 1..65535");
+			return config_fail_at(loader, value, "transport port must be 1..65535");
 		board->port = (unsigned int)number;
 		return 0;
 	}
-	return fail_at(loader, value, "transport: unknown key '%s' (known: host, port, user)", key);
+	return config_fail_at(loader, value, "transport: unknown key '%s' (known: host, port, user)", key);
 }
 
-static int visit_knob(struct loader *loader, const char *key, yaml_node_t *value, void *arg)
+static int visit_knob(struct config_loader *loader, const char *key, yaml_node_t *value, void *arg)
 {
 	struct lab_board *board = arg;
 	struct config_setting *grown;
 	struct config_setting *knob;
 
-	if (!scalar(value))
-		return fail_at(loader, value, "knob %s must be a number", key);
+	if (!config_scalar(value))
+		return config_fail_at(loader, value, "knob %s must be a number", key);
 	grown = realloc(board->knobs, (board->knob_count + 1) * sizeof(*grown));
 	if (!grown)
 		return -ENOMEM;
 	board->knobs = grown;
 	knob = &board->knobs[board->knob_count++];
 	knob->name = strdup(key);
-	knob->value = strdup(scalar(value));
-	knob->where = node_location(loader, value);
+	knob->value = strdup(config_scalar(value));
+	knob->where = config_node_location(loader, value);
 	return knob->name && knob->value ? 0 : -ENOMEM;
 }
 
-static int load_tags(struct loader *loader, yaml_node_t *value, struct lab_board *board)
+static int load_tags(struct config_loader *loader, yaml_node_t *value, struct lab_board *board)
 {
-	yaml_node_item_t *item;
-
-	if (value->type != YAML_SEQUENCE_NODE)
-		return fail_at(loader, value, "tags must be a list, e.g. [ar9285, pcie]");
-	board->tag_count = (size_t)(value->data.sequence.items.top - value->data.sequence.items.start);
-	board->tags = calloc(board->tag_count + 1, sizeof(*board->tags));
-	if (!board->tags)
-		return -ENOMEM;
-	for (item = value->data.sequence.items.start; item < value->data.sequence.items.top; item++) {
-		yaml_node_t *tag = yaml_document_get_node(&loader->document, *item);
-		int rc = expect_scalar(loader, tag, "a tag",
-				       &board->tags[item - value->data.sequence.items.start]);
-		if (rc)
-			return rc;
-	}
-	return 0;
+	return config_expect_string_list(loader, value, "tags", "[ar9285, pcie]", &board->tags,
+					 &board->tag_count);
 }
 
-static int visit_chip(struct loader *loader, const char *key, yaml_node_t *value, void *arg)
+static int visit_chip(struct config_loader *loader, const char *key, yaml_node_t *value, void *arg)
 {
 	struct lab_board *board = arg;
 
 	if (strcmp(key, "name") == 0) {
-		board->chip_where = node_location(loader, value);
-		return expect_scalar(loader, value, "chip name", &board->chip);
+		board->chip_where = config_node_location(loader, value);
+		return config_expect_string(loader, value, "chip name", &board->chip);
 	}
 	if (strcmp(key, "pci") == 0)
-		return expect_scalar(loader, value, "chip pci id", &board->pci_id);
-	return fail_at(loader, value, "chip: unknown key '%s' (known: name, pci)", key);
+		return config_expect_string(loader, value, "chip pci id", &board->pci_id);
+	return config_fail_at(loader, value, "chip: unknown key '%s' (known: name, pci)", key);
 }
 
-static int visit_board(struct loader *loader, const char *key, yaml_node_t *value, void *arg)
+static int visit_board(struct config_loader *loader, const char *key, yaml_node_t *value, void *arg)
 {
 	struct lab_board *board = arg;
 	struct driver_setting setting = { NULL, key, NULL };
@@ -212,21 +256,21 @@ static int visit_board(struct loader *loader, const char *key, yaml_node_t *valu
 	int rc;
 
 	if (strcmp(key, "name") == 0)
-		return expect_scalar(loader, value, "board name", &board->name);
+		return config_expect_string(loader, value, "board name", &board->name);
 	if (strcmp(key, "chip") == 0) {
 		if (value->type == YAML_MAPPING_NODE)
-			return each_pair(loader, value, "chip", visit_chip, board);
-		board->chip_where = node_location(loader, value);
-		return expect_scalar(loader, value, "chip", &board->chip);
+			return config_each_pair(loader, value, "chip", visit_chip, board);
+		board->chip_where = config_node_location(loader, value);
+		return config_expect_string(loader, value, "chip", &board->chip);
 	}
 	if (strcmp(key, "tags") == 0)
 		return load_tags(loader, value, board);
 	if (strcmp(key, "transport") == 0)
-		return each_pair(loader, value, "transport", visit_transport, board);
+		return config_each_pair(loader, value, "transport", visit_transport, board);
 	if (strcmp(key, "knobs") == 0)
-		return each_pair(loader, value, "knobs", visit_knob, board);
+		return config_each_pair(loader, value, "knobs", visit_knob, board);
 	if (strcmp(key, "seed") == 0) {
-		rc = expect_number(loader, value, "seed", UINT64_MAX, &seed);
+		rc = config_expect_number(loader, value, "seed", UINT64_MAX, &seed);
 		board->seed = seed;
 		return rc;
 	}
@@ -238,26 +282,26 @@ static int visit_board(struct loader *loader, const char *key, yaml_node_t *valu
 	} else if (strcmp(key, "boot") == 0)
 		setting.driver = &board->boot_driver;
 	else
-		return fail_at(loader, value,
+		return config_fail_at(loader, value,
 			       "unknown board key '%s' (known: name, chip, tags, transport, power, console, boot, knobs, seed)",
 			       key);
-	return each_pair(loader, value, key, visit_driver, &setting);
+	return config_each_pair(loader, value, key, visit_driver, &setting);
 }
 
-static int check_board(struct loader *loader, yaml_node_t *node, struct lab *lab, size_t index)
+static int check_board(struct config_loader *loader, yaml_node_t *node, struct lab *lab, size_t index)
 {
 	struct lab_board *board = &lab->boards[index];
 	size_t i;
 
 	if (!board->name)
-		return fail_at(loader, node, "board #%zu has no name", index + 1);
+		return config_fail_at(loader, node, "board #%zu has no name", index + 1);
 	if (!board->chip)
-		return fail_at(loader, node, "board '%s' has no chip (e.g. chip: ar9285)", board->name);
+		return config_fail_at(loader, node, "board '%s' has no chip (e.g. chip: ar9285)", board->name);
 	if (!board->host)
-		return fail_at(loader, node, "board '%s' has no transport host", board->name);
+		return config_fail_at(loader, node, "board '%s' has no transport host", board->name);
 	for (i = 0; i < index; i++) {
 		if (strcmp(lab->boards[i].name, board->name) == 0)
-			return fail_at(loader, node, "board name '%s' is used twice", board->name);
+			return config_fail_at(loader, node, "board name '%s' is used twice", board->name);
 	}
 	if (!board->user && !(board->user = strdup("root")))
 		return -ENOMEM;
@@ -266,13 +310,13 @@ static int check_board(struct loader *loader, yaml_node_t *node, struct lab *lab
 	return 0;
 }
 
-static int load_boards(struct loader *loader, yaml_node_t *value, struct lab *lab)
+static int load_boards(struct config_loader *loader, yaml_node_t *value, struct lab *lab)
 {
 	yaml_node_item_t *item;
 	size_t count;
 
 	if (value->type != YAML_SEQUENCE_NODE)
-		return fail_at(loader, value, "boards must be a list of '- name: ...' entries");
+		return config_fail_at(loader, value, "boards must be a list of '- name: ...' entries");
 	count = (size_t)(value->data.sequence.items.top - value->data.sequence.items.start);
 	lab->boards = calloc(count ? count : 1, sizeof(*lab->boards));
 	if (!lab->boards)
@@ -283,9 +327,9 @@ static int load_boards(struct loader *loader, yaml_node_t *value, struct lab *la
 		int rc;
 
 		lab->board_count = index + 1;
-		lab->boards[index].where = node_location(loader, node);
+		lab->boards[index].where = config_node_location(loader, node);
 		lab->boards[index].seed = index + 1;
-		rc = each_pair(loader, node, "a board", visit_board, &lab->boards[index]);
+		rc = config_each_pair(loader, node, "a board", visit_board, &lab->boards[index]);
 		if (!rc)
 			rc = check_board(loader, node, lab, index);
 		if (rc)
@@ -294,26 +338,26 @@ static int load_boards(struct loader *loader, yaml_node_t *value, struct lab *la
 	return 0;
 }
 
-static int visit_lab(struct loader *loader, const char *key, yaml_node_t *value, void *arg)
+static int visit_lab(struct config_loader *loader, const char *key, yaml_node_t *value, void *arg)
 {
 	struct lab *lab = arg;
 
 	if (strcmp(key, "name") == 0)
-		return expect_scalar(loader, value, "lab name", &lab->name);
+		return config_expect_string(loader, value, "lab name", &lab->name);
 	if (strcmp(key, "type") == 0) {
-		const char *type = scalar(value);
+		const char *type = config_scalar(value);
 		if (!type || (strcmp(type, "virtual") && strcmp(type, "ssh") && strcmp(type, "lava")))
-			return fail_at(loader, value, "lab type must be virtual, ssh or lava");
-		return expect_scalar(loader, value, "lab type", &lab->type);
+			return config_fail_at(loader, value, "lab type must be virtual, ssh or lava");
+		return config_expect_string(loader, value, "lab type", &lab->type);
 	}
 	if (strcmp(key, "state_dir") == 0)
-		return expect_scalar(loader, value, "state_dir", &lab->state_dir);
+		return config_expect_string(loader, value, "state_dir", &lab->state_dir);
 	if (strcmp(key, "boards") == 0)
 		return load_boards(loader, value, lab);
-	return fail_at(loader, value, "unknown lab key '%s' (known: name, type, state_dir, boards)", key);
+	return config_fail_at(loader, value, "unknown lab key '%s' (known: name, type, state_dir, boards)", key);
 }
 
-static int parse_file(struct loader *loader, FILE *file)
+static int parse_file(struct config_loader *loader, FILE *file)
 {
 	yaml_parser_t parser;
 	int rc = 0;
@@ -332,44 +376,55 @@ static int parse_file(struct loader *loader, FILE *file)
 	return rc;
 }
 
-int lab_load(const char *path, struct lab **out, char *error, size_t error_len)
+int config_document_load(struct config_loader *loader, const char *what)
 {
-	struct loader loader = { .file = path, .error = error, .error_len = error_len };
-	struct lab *lab;
-	yaml_node_t *root;
-	FILE *file;
+	FILE *file = fopen(loader->file, "r");
 	int rc;
 
-	*out = NULL;
-	file = fopen(path, "r");
 	if (!file) {
 		rc = -errno;
-		snprintf(error, error_len, "%s: cannot open lab file: %s", path, strerror(-rc));
+		snprintf(loader->error, loader->error_len, "%s: cannot open %s file: %s",
+			 loader->file, what, strerror(-rc));
 		return rc;
 	}
-	rc = parse_file(&loader, file);
+	rc = parse_file(loader, file);
 	fclose(file);
 	if (rc)
 		return rc;
+	if (!yaml_document_get_root_node(&loader->document)) {
+		snprintf(loader->error, loader->error_len, "%s:1:1: the %s file is empty",
+			 loader->file, what);
+		yaml_document_delete(&loader->document);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int lab_load(const char *path, struct lab **out, char *error, size_t error_len)
+{
+	struct config_loader loader = { .file = path, .error = error, .error_len = error_len };
+	struct lab *lab;
+	yaml_node_t *root;
+	int rc;
+
+	*out = NULL;
+	rc = config_document_load(&loader, "lab");
+	if (rc)
+		return rc;
 	lab = calloc(1, sizeof(*lab));
-	if (!lab) {
+	if (!lab || !(lab->path = strdup(path))) {
+		free(lab);
 		yaml_document_delete(&loader.document);
 		return -ENOMEM;
 	}
-	lab->path = strdup(path);
 	root = yaml_document_get_root_node(&loader.document);
-	if (!root) {
-		snprintf(error, error_len, "%s:1:1: the lab file is empty", path);
-		rc = -EINVAL;
-	} else {
-		rc = each_pair(&loader, root, "the lab file", visit_lab, lab);
-	}
+	rc = config_each_pair(&loader, root, "the lab file", visit_lab, lab);
 	if (!rc && !lab->name)
-		rc = fail_at(&loader, root, "the lab has no name (name: ...)");
+		rc = config_fail_at(&loader, root, "the lab has no name (name: ...)");
 	if (!rc && !lab->type && !(lab->type = strdup("virtual")))
 		rc = -ENOMEM;
 	if (!rc && lab->board_count == 0)
-		rc = fail_at(&loader, root, "the lab has no boards (boards: [...])");
+		rc = config_fail_at(&loader, root, "the lab has no boards (boards: [...])");
 	yaml_document_delete(&loader.document);
 	if (rc) {
 		lab_free(lab);
@@ -383,13 +438,11 @@ static void board_free(struct lab_board *board)
 {
 	size_t i;
 
-	for (i = 0; i < board->tag_count; i++)
-		free(board->tags[i]);
+	config_free_strings(board->tags, board->tag_count);
 	for (i = 0; i < board->knob_count; i++) {
 		free(board->knobs[i].name);
 		free(board->knobs[i].value);
 	}
-	free(board->tags);
 	free(board->knobs);
 	free(board->name);
 	free(board->chip);

@@ -151,6 +151,16 @@ static void test_duplicate_board_name_is_an_error(void **state)
 	assert_error_at(&scratch, 6, 5, "used twice");
 }
 
+static void test_key_given_twice_is_an_error(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: a\n    chip: ar9285\n"
+				  "    transport: {host: h}\n    chip: ar5416\n"), 0);
+	assert_error_at(&scratch, 6, 5, "key 'chip' is given twice");
+}
+
 static void test_bad_lab_type_and_empty_file(void **state)
 {
 	struct scratch scratch = { 0 };
@@ -196,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_missing_chip_is_an_error),
 		cmocka_unit_test(test_bad_port_is_an_error),
 		cmocka_unit_test(test_duplicate_board_name_is_an_error),
+		cmocka_unit_test(test_key_given_twice_is_an_error),
 		cmocka_unit_test(test_bad_lab_type_and_empty_file),
 		cmocka_unit_test(test_missing_file_says_so),
 		cmocka_unit_test(test_shipped_virtual_lab_loads),

@@ -1,0 +1,73 @@
+/*
+ * config_yaml.h - the YAML reading that the lab loader (config.c) and the job
+ * loader (job_config.c) share, so both report mistakes the same way:
+ * "file:line:col: what is wrong (what was expected)". Internal to those two
+ * files; everyone else uses config.h and job_config.h.
+ *
+ * Every function returns 0 or a negative errno; -EINVAL means the file is
+ * wrong and loader->error says where and why.
+ */
+#ifndef RB_CONFIG_YAML_H
+#define RB_CONFIG_YAML_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <yaml.h>
+
+#include "config.h"
+
+struct config_loader {
+	const char *file;
+	yaml_document_t document;
+	char *error;
+	size_t error_len;
+};
+
+/*
+ * Opens and parses loader->file into loader->document (then owned by the
+ * caller: yaml_document_delete). `what` names the file in the open error
+ * ("lab", "job"). An empty file is an error too, so the root node exists.
+ */
+int config_document_load(struct config_loader *loader, const char *what);
+
+struct config_location config_node_location(const struct config_loader *loader,
+					    const yaml_node_t *node);
+
+/* Writes "file:line:col: " + the message into loader->error; returns -EINVAL. */
+int config_fail_at(struct config_loader *loader, const yaml_node_t *node, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The node's text, or NULL if it is not a scalar. */
+const char *config_scalar(const yaml_node_t *node);
+
+/* A non-empty scalar, copied. */
+int config_expect_string(struct config_loader *loader, yaml_node_t *node, const char *what,
+			 char **out);
+
+/* A whole number 0..max (decimal, or 0x hex). */
+int config_expect_number(struct config_loader *loader, yaml_node_t *node, const char *what,
+			 uint64_t max, uint64_t *out);
+
+/* A list of non-empty scalars, copied into a NULL-terminated array. */
+int config_expect_string_list(struct config_loader *loader, yaml_node_t *node, const char *what,
+			      const char *example, char ***items, size_t *count);
+
+/* The i-th item of a sequence node. */
+yaml_node_t *config_sequence_item(struct config_loader *loader, yaml_node_t *sequence, size_t i);
+size_t config_sequence_length(const yaml_node_t *sequence);
+
+typedef int (*config_pair_visitor)(struct config_loader *loader, const char *key,
+				   yaml_node_t *value, void *arg);
+
+/*
+ * Calls visit(key, value) for each pair of a mapping node, in file order.
+ * A key given twice is an error: libyaml accepts it, and the second value
+ * would silently win.
+ */
+int config_each_pair(struct config_loader *loader, yaml_node_t *map, const char *what,
+		     config_pair_visitor visit, void *arg);
+
+/* Frees a NULL-terminated array of `count` strings. */
+void config_free_strings(char **items, size_t count);
+
+#endif
