@@ -1,0 +1,1245 @@
+/*
+ * store.c - the lab's state in SQLite. See store.h for the contract.
+ *
+ * Every SQL text here is a constant: values only ever reach the database as
+ * bound parameters of prepared statements, so a board name, a commit message
+ * or a kernel log line cannot change what a statement does.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+/* A second writer (a CLI reading state, a resumed coordinator) waits this long
+ * for a lock before the call fails with -EBUSY: long enough to ride out a
+ * commit's fsync on a slow disk, short enough not to stall the loop unseen. */
+#define BUSY_TIMEOUT_MS 5000
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	char message[1024];
+};
+
+/* ---- schema ---------------------------------------------------------------- */
+
+/*
+ * migrations[i] takes a database from user_version i to i + 1. Append, never
+ * edit: a database in the field was made by the ones before. Each sets
+ * user_version itself, inside its transaction, so a crash mid-migration
+ * leaves the old version and the old schema.
+ */
+static const char *const migrations[] = {
+	/* 0 -> 1: the first schema. Text values for states and outcomes so the
+	 * database reads plainly with the sqlite3 shell; CHECKs keep them valid. */
+	"CREATE TABLE builds ("
+	"  id INTEGER PRIMARY KEY,"
+	"  commit_id TEXT NOT NULL UNIQUE,"
+	"  tree_id TEXT NOT NULL,"
+	"  status TEXT NOT NULL CHECK (status IN ('built', 'failed')),"
+	"  release TEXT,"
+	"  artifact_path TEXT,"
+	"  log_path TEXT,"
+	"  created_at INTEGER NOT NULL"
+	");"
+	"CREATE INDEX builds_by_tree ON builds (tree_id);"
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  job TEXT NOT NULL CHECK (length(job) > 0),"
+	"  board TEXT,"
+	"  commit_id TEXT NOT NULL CHECK (length(commit_id) > 0),"
+	"  build_id INTEGER REFERENCES builds (id),"
+	"  workload TEXT NOT NULL CHECK (length(workload) > 0),"
+	"  repeat_index INTEGER NOT NULL CHECK (repeat_index >= 0),"
+	"  state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done')),"
+	"  outcome TEXT CHECK (outcome IN ('PASS', 'FAIL', 'INFRA', 'SKIP')),"
+	"  cause TEXT,"
+	"  queued_at INTEGER NOT NULL,"
+	"  started_at INTEGER,"
+	"  finished_at INTEGER,"
+	/* an outcome exactly when done: a half-finished run cannot exist */
+	"  CHECK ((state = 'done') = (outcome IS NOT NULL)),"
+	"  CHECK (state <> 'running' OR board IS NOT NULL)"
+	");"
+	"CREATE INDEX runs_by_commit ON runs (commit_id, job);"
+	"CREATE INDEX runs_unfinished ON runs (state) WHERE state <> 'done';"
+	/* position keeps the order symptoms and metrics were seen in; a metric
+	 * name repeats (one reconnect_time per cycle), so it is no key */
+	"CREATE TABLE symptoms ("
+	"  run_id INTEGER NOT NULL REFERENCES runs (id),"
+	"  position INTEGER NOT NULL,"
+	"  name TEXT NOT NULL CHECK (length(name) > 0),"
+	"  evidence TEXT,"
+	"  PRIMARY KEY (run_id, position)"
+	");"
+	"CREATE TABLE metrics ("
+	"  run_id INTEGER NOT NULL REFERENCES runs (id),"
+	"  position INTEGER NOT NULL,"
+	"  name TEXT NOT NULL CHECK (length(name) > 0),"
+	/* SQLite stores a bound NaN as NULL: NOT NULL refuses it */
+	"  value REAL NOT NULL,"
+	"  unit TEXT,"
+	"  PRIMARY KEY (run_id, position)"
+	");"
+	"CREATE TABLE events ("
+	"  id INTEGER PRIMARY KEY,"
+	"  time INTEGER NOT NULL,"
+	"  board TEXT,"
+	"  run_id INTEGER REFERENCES runs (id),"
+	"  kind TEXT NOT NULL CHECK (length(kind) > 0),"
+	"  detail TEXT"
+	");"
+	"CREATE INDEX events_by_run ON events (run_id);"
+	"CREATE TABLE board_health ("
+	"  board TEXT PRIMARY KEY,"
+	"  consecutive_infra INTEGER NOT NULL DEFAULT 0,"
+	"  offline INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1)),"
+	"  last_health_check INTEGER"
+	");"
+	"PRAGMA user_version = 1;",
+};
+
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,
+	       "one migration per schema version");
+
+static const char *const state_names[] = {
+	[RUN_QUEUED] = "queued", [RUN_RUNNING] = "running", [RUN_DONE] = "done",
+};
+
+static const char *const outcome_names[RUN_OUTCOME_COUNT] = {
+	[RUN_OUTCOME_NONE] = NULL, [RUN_PASS] = "PASS", [RUN_FAIL] = "FAIL",
+	[RUN_INFRA] = "INFRA", [RUN_SKIP] = "SKIP",
+};
+
+static const char *const build_status_names[] = {
+	[BUILD_BUILT] = "built", [BUILD_FAILED] = "failed",
+};
+
+/* ---- errors ---------------------------------------------------------------- */
+
+const char *store_strerror(int error)
+{
+	switch (error) {
+	case 0:
+		return "success";
+	case STORE_ECORRUPT:
+		return "state database is damaged or not a rackbisect database";
+	case STORE_ENEWER:
+		return "state database was written by a newer rackbisect";
+	default:
+		return error < 0 ? strerror(-error) : "unknown error";
+	}
+}
+
+const char *store_error_message(const struct store *store)
+{
+	return store ? store->message : "state database: not opened (no path given, or no memory)";
+}
+
+/* SQLite's result codes as the errno-style codes store.h promises. */
+static int error_from_sqlite(sqlite3 *db, int code)
+{
+	int system_error = db ? sqlite3_system_errno(db) : 0;
+
+	switch (code & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_ROW:
+	case SQLITE_DONE:
+		return 0;
+	case SQLITE_FULL:
+		return -ENOSPC;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		return STORE_ECORRUPT;
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return -EBUSY;
+	case SQLITE_CONSTRAINT:
+	case SQLITE_MISMATCH:
+	case SQLITE_RANGE:
+		return -EINVAL;
+	case SQLITE_TOOBIG:
+		return -E2BIG;
+	case SQLITE_READONLY:
+		return -EROFS;
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return -EACCES;
+	case SQLITE_CANTOPEN:
+		return system_error ? -system_error : -EACCES;
+	case SQLITE_IOERR:
+		/* a quota or file size limit is a full disk too; best effort:
+		 * SQLite keeps the errno only when nothing overwrote it since */
+		if (system_error == ENOSPC || system_error == EFBIG || system_error == EDQUOT)
+			return -ENOSPC;
+		return system_error ? -system_error : -EIO;
+	default:
+		return -EIO;
+	}
+}
+
+static int fail(struct store *store, int error, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Records "state database PATH: WHAT: WHY" and returns error. */
+static int fail(struct store *store, int error, const char *format, ...)
+{
+	char what[512];
+	va_list args;
+
+	va_start(args, format);
+	vsnprintf(what, sizeof(what), format, args);
+	va_end(args);
+	snprintf(store->message, sizeof(store->message), "state database %s: %s: %s",
+		 store->path, what, store_strerror(error));
+	return error;
+}
+
+/* Like fail() for an SQLite result code, with SQLite's own words appended. */
+static int fail_sqlite(struct store *store, int code, const char *what)
+{
+	int error = error_from_sqlite(store->db, code);
+	size_t used;
+
+	fail(store, error, "%s", what);
+	used = strlen(store->message);
+	snprintf(store->message + used, sizeof(store->message) - used, " (sqlite: %s)",
+		 store->db ? sqlite3_errmsg(store->db) : sqlite3_errstr(code));
+	return error;
+}
+
+/* ---- statements ------------------------------------------------------------ */
+
+static int64_t now_ms(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/* Binders keep the first failure in *rc so a statement is bound in a row of
+ * calls and checked once: an unchecked failed bind would run as NULL. */
+static void bind_text(sqlite3_stmt *stmt, int index, const char *text, int *rc)
+{
+	if (*rc != SQLITE_OK)
+		return;
+	if (!text)
+		*rc = sqlite3_bind_null(stmt, index);
+	else
+		*rc = sqlite3_bind_text64(stmt, index, text, strlen(text), SQLITE_TRANSIENT,
+					  SQLITE_UTF8);
+}
+
+static void bind_int(sqlite3_stmt *stmt, int index, int64_t value, int *rc)
+{
+	if (*rc == SQLITE_OK)
+		*rc = sqlite3_bind_int64(stmt, index, value);
+}
+
+/* 0 means "none" for ids and times: stored as NULL. */
+static void bind_optional_int(sqlite3_stmt *stmt, int index, int64_t value, int *rc)
+{
+	if (*rc != SQLITE_OK)
+		return;
+	*rc = value ? sqlite3_bind_int64(stmt, index, value) : sqlite3_bind_null(stmt, index);
+}
+
+static void bind_double(sqlite3_stmt *stmt, int index, double value, int *rc)
+{
+	if (*rc == SQLITE_OK)
+		*rc = sqlite3_bind_double(stmt, index, value);
+}
+
+static int prepare(struct store *store, const char *sql, sqlite3_stmt **stmt, const char *what)
+{
+	int rc = sqlite3_prepare_v2(store->db, sql, -1, stmt, NULL);
+
+	if (rc != SQLITE_OK) {
+		*stmt = NULL;
+		return fail_sqlite(store, rc, what);
+	}
+	return 0;
+}
+
+/* Runs a bound write statement to its end and finalizes it. In autocommit
+ * mode the end of the statement is its commit, so success means synced. */
+static int execute(struct store *store, sqlite3_stmt *stmt, int bind_rc, const char *what)
+{
+	int rc = bind_rc;
+
+	if (rc == SQLITE_OK) {
+		do
+			rc = sqlite3_step(stmt);
+		while (rc == SQLITE_ROW);
+	}
+	if (rc != SQLITE_DONE) {
+		int error = fail_sqlite(store, rc, what);
+
+		sqlite3_finalize(stmt);
+		return error;
+	}
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+static int execute_script(struct store *store, const char *sql, const char *what)
+{
+	int rc = sqlite3_exec(store->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : fail_sqlite(store, rc, what);
+}
+
+/* IMMEDIATE takes the write lock now, so a busy database fails here, before
+ * any of the transaction's work, rather than at commit. */
+static int transaction_begin(struct store *store, const char *what)
+{
+	return execute_script(store, "BEGIN IMMEDIATE", what);
+}
+
+static int transaction_commit(struct store *store, const char *what)
+{
+	int error = execute_script(store, "COMMIT", what);
+
+	/* a failed COMMIT (disk full, busy) can leave the transaction open */
+	if (error && !sqlite3_get_autocommit(store->db))
+		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
+	return error;
+}
+
+/* Undoes the open transaction and returns error: the error already described
+ * stays in store->message. */
+static int transaction_abandon(struct store *store, int error)
+{
+	if (!sqlite3_get_autocommit(store->db))
+		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
+	return error;
+}
+
+/* A copy of a text column, NULL for SQL NULL. */
+static int column_string(sqlite3_stmt *stmt, int column, const char **string)
+{
+	const unsigned char *text;
+	size_t length;
+	char *copy;
+
+	*string = NULL;
+	if (sqlite3_column_type(stmt, column) == SQLITE_NULL)
+		return 0;
+	text = sqlite3_column_text(stmt, column);
+	if (!text)
+		return -ENOMEM;
+	length = (size_t)sqlite3_column_bytes(stmt, column);
+	copy = malloc(length + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, text, length);
+	copy[length] = '\0';
+	*string = copy;
+	return 0;
+}
+
+static void free_string(const char *string)
+{
+	free((char *)string);
+}
+
+static int name_index(const char *const *names, size_t count, const char *name)
+{
+	for (size_t i = 0; name && i < count; i++)
+		if (names[i] && strcmp(names[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+#define NAME_INDEX(names, name) name_index(names, sizeof(names) / sizeof(names[0]), name)
+
+/* ---- open, close, schema --------------------------------------------------- */
+
+static int read_user_version(struct store *store, int *version)
+{
+	sqlite3_stmt *stmt;
+	int rc, error;
+
+	error = prepare(store, "PRAGMA user_version", &stmt, "read schema version");
+	if (error)
+		return error;
+	rc = sqlite3_step(stmt);
+	if (rc != SQLITE_ROW) {
+		error = fail_sqlite(store, rc, "read schema version");
+		sqlite3_finalize(stmt);
+		return error;
+	}
+	*version = sqlite3_column_int(stmt, 0);
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+static int enable_write_ahead_log(struct store *store)
+{
+	sqlite3_stmt *stmt;
+	const unsigned char *mode;
+	int rc, error;
+
+	error = prepare(store, "PRAGMA journal_mode = WAL", &stmt, "switch to WAL");
+	if (error)
+		return error;
+	rc = sqlite3_step(stmt);
+	if (rc != SQLITE_ROW) {
+		error = fail_sqlite(store, rc, "switch to WAL");
+		sqlite3_finalize(stmt);
+		return error;
+	}
+	mode = sqlite3_column_text(stmt, 0);
+	/* WAL needs shared memory; a filesystem without it (some network
+	 * mounts) leaves another mode, and readers would block the coordinator */
+	error = mode && strcmp((const char *)mode, "wal") == 0
+			? 0
+			: fail(store, -EIO, "switch to WAL: the filesystem keeps journal mode '%s'; "
+					    "put the state directory on a local disk",
+			       mode ? (const char *)mode : "?");
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+static int configure_connection(struct store *store)
+{
+	int error;
+
+	sqlite3_extended_result_codes(store->db, 1);
+	sqlite3_busy_timeout(store->db, BUSY_TIMEOUT_MS);
+	/* refuse SQL that could corrupt the file on purpose (writable_schema) */
+	sqlite3_db_config(store->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	error = enable_write_ahead_log(store);
+	if (error)
+		return error;
+	/*
+	 * FULL, not WAL's usual NORMAL: NORMAL syncs the log only at
+	 * checkpoints, so a power cut can take back transactions that had
+	 * already returned as committed. Here a committed result is acted on at
+	 * once (a board power-cycled, a bisection step taken, a report sent);
+	 * losing it afterwards would repeat a finished run or contradict what
+	 * was already done. FULL syncs the log on every commit: one fsync per
+	 * result, cheap next to a kernel boot.
+	 */
+	error = execute_script(store, "PRAGMA synchronous = FULL", "set synchronous = FULL");
+	if (error)
+		return error;
+	/* a symptom of a run that does not exist is a bug to refuse, not store */
+	return execute_script(store, "PRAGMA foreign_keys = ON", "enable foreign keys");
+}
+
+static int apply_migration(struct store *store, int from_version)
+{
+	char what[64];
+	int version, error;
+
+	snprintf(what, sizeof(what), "migrate schema from version %d", from_version);
+	error = transaction_begin(store, what);
+	if (error)
+		return error;
+	/* another process may have migrated while this one waited for the lock */
+	error = read_user_version(store, &version);
+	if (error)
+		return transaction_abandon(store, error);
+	if (version != from_version)
+		return transaction_abandon(store, 0);
+	error = execute_script(store, migrations[from_version], what);
+	if (error)
+		return transaction_abandon(store, error);
+	return transaction_commit(store, what);
+}
+
+static int migrate(struct store *store)
+{
+	int version, error;
+
+	for (;;) {
+		error = read_user_version(store, &version);
+		if (error)
+			return error;
+		if (version == STORE_SCHEMA_VERSION)
+			return 0;
+		if (version < 0 || version > STORE_SCHEMA_VERSION)
+			return fail(store, STORE_ENEWER, "schema version %d, this program knows up to %d",
+				    version, STORE_SCHEMA_VERSION);
+		error = apply_migration(store, version);
+		if (error)
+			return error;
+	}
+}
+
+int store_open(const char *path, struct store **result)
+{
+	struct store *store;
+	int rc, error;
+
+	*result = NULL;
+	if (!path)
+		return -EINVAL;
+	store = calloc(1, sizeof(*store));
+	if (!store)
+		return -ENOMEM;
+	store->path = strdup(path);
+	if (!store->path) {
+		free(store);
+		return -ENOMEM;
+	}
+	*result = store;
+	rc = sqlite3_open_v2(path, &store->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK)
+		return fail_sqlite(store, rc, "open");
+	error = configure_connection(store);
+	if (error)
+		return error;
+	return migrate(store);
+}
+
+void store_close(struct store *store)
+{
+	if (!store)
+		return;
+	/* sqlite3_close_v2 cannot fail for want of finalized statements: every
+	 * function here finalizes its own before returning */
+	sqlite3_close_v2(store->db);
+	free(store->path);
+	free(store);
+}
+
+int store_schema_version(struct store *store, int *version)
+{
+	return read_user_version(store, version);
+}
+
+/* Appends each row of a check pragma to the message; counts the rows that
+ * are not the pragma's "ok". */
+static int collect_problems(struct store *store, const char *sql, size_t *problems)
+{
+	sqlite3_stmt *stmt;
+	int rc, error;
+
+	error = prepare(store, sql, &stmt, sql);
+	if (error)
+		return error;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		const char *row = (const char *)sqlite3_column_text(stmt, 0);
+		size_t used = strlen(store->message);
+
+		if (row && strcmp(row, "ok") == 0)
+			continue;
+		(*problems)++;
+		snprintf(store->message + used, sizeof(store->message) - used, "%s%s",
+			 *problems > 1 ? "; " : ": ", row ? row : "a foreign key points nowhere");
+	}
+	error = rc == SQLITE_DONE ? 0 : fail_sqlite(store, rc, sql);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int store_integrity_check(struct store *store)
+{
+	size_t problems = 0;
+	int error;
+
+	snprintf(store->message, sizeof(store->message),
+		 "state database %s: integrity check found problems", store->path);
+	error = collect_problems(store, "PRAGMA integrity_check", &problems);
+	if (!error)
+		error = collect_problems(store, "PRAGMA foreign_key_check", &problems);
+	if (error)
+		return error;
+	if (problems)
+		return STORE_ECORRUPT;
+	store->message[0] = '\0';
+	return 0;
+}
+
+/* ---- builds ---------------------------------------------------------------- */
+
+int store_build_record(struct store *store, const struct store_build *build, int64_t *build_id)
+{
+	static const char sql[] =
+		"INSERT INTO builds (commit_id, tree_id, status, release, artifact_path, log_path,"
+		"                    created_at)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+		" ON CONFLICT (commit_id) DO UPDATE SET tree_id = excluded.tree_id,"
+		"   status = excluded.status, release = excluded.release,"
+		"   artifact_path = excluded.artifact_path, log_path = excluded.log_path,"
+		"   created_at = excluded.created_at"
+		" RETURNING id";
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	if (!build->commit || !build->tree || (unsigned int)build->status > BUILD_FAILED)
+		return fail(store, -EINVAL, "record build: commit, tree and status are required");
+	error = prepare(store, sql, &stmt, "record build");
+	if (error)
+		return error;
+	bind_text(stmt, 1, build->commit, &rc);
+	bind_text(stmt, 2, build->tree, &rc);
+	bind_text(stmt, 3, build_status_names[build->status], &rc);
+	bind_text(stmt, 4, build->release, &rc);
+	bind_text(stmt, 5, build->artifact_path, &rc);
+	bind_text(stmt, 6, build->log_path, &rc);
+	bind_int(stmt, 7, now_ms(), &rc);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		*build_id = sqlite3_column_int64(stmt, 0);
+		/* the insert commits when the statement ends, not at its row */
+		rc = sqlite3_step(stmt);
+	}
+	if (rc != SQLITE_DONE) {
+		error = fail_sqlite(store, rc, "record build");
+		sqlite3_finalize(stmt);
+		return error;
+	}
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+#define BUILD_COLUMNS "id, commit_id, tree_id, status, release, artifact_path, log_path, created_at"
+
+static int read_build_row(sqlite3_stmt *stmt, struct store_build *build)
+{
+	const char *status;
+	int error;
+
+	memset(build, 0, sizeof(*build));
+	build->id = sqlite3_column_int64(stmt, 0);
+	build->created_at = sqlite3_column_int64(stmt, 7);
+	status = (const char *)sqlite3_column_text(stmt, 3);
+	build->status = NAME_INDEX(build_status_names, status) == BUILD_FAILED ? BUILD_FAILED
+									      : BUILD_BUILT;
+	if ((error = column_string(stmt, 1, &build->commit)) ||
+	    (error = column_string(stmt, 2, &build->tree)) ||
+	    (error = column_string(stmt, 4, &build->release)) ||
+	    (error = column_string(stmt, 5, &build->artifact_path)) ||
+	    (error = column_string(stmt, 6, &build->log_path)))
+		store_build_release(build);
+	return error;
+}
+
+static int find_build(struct store *store, const char *sql, const char *key,
+		      struct store_build *build, const char *what)
+{
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	memset(build, 0, sizeof(*build));
+	if (!key)
+		return fail(store, -EINVAL, "%s: no id given", what);
+	error = prepare(store, sql, &stmt, what);
+	if (error)
+		return error;
+	bind_text(stmt, 1, key, &rc);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		error = read_build_row(stmt, build);
+	else if (rc == SQLITE_DONE)
+		error = -ENOENT;
+	else
+		error = fail_sqlite(store, rc, what);
+	sqlite3_finalize(stmt);
+	if (error == -ENOENT)
+		return fail(store, error, "%s %s", what, key);
+	return error;
+}
+
+int store_build_find_by_commit(struct store *store, const char *commit, struct store_build *build)
+{
+	return find_build(store, "SELECT " BUILD_COLUMNS " FROM builds WHERE commit_id = ?1",
+			  commit, build, "find build of commit");
+}
+
+int store_build_find_by_tree(struct store *store, const char *tree, struct store_build *build)
+{
+	return find_build(store,
+			  "SELECT " BUILD_COLUMNS " FROM builds WHERE tree_id = ?1"
+			  " ORDER BY created_at DESC, id DESC LIMIT 1",
+			  tree, build, "find build of tree");
+}
+
+void store_build_release(struct store_build *build)
+{
+	free_string(build->commit);
+	free_string(build->tree);
+	free_string(build->release);
+	free_string(build->artifact_path);
+	free_string(build->log_path);
+	memset(build, 0, sizeof(*build));
+}
+
+/* ---- run writes ------------------------------------------------------------ */
+
+int store_run_queue(struct store *store, const struct store_run_request *request, int64_t *run_id)
+{
+	static const char sql[] =
+		"INSERT INTO runs (job, board, commit_id, build_id, workload, repeat_index, state,"
+		"                  queued_at)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7)";
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	if (!request->job || !request->commit || !request->workload)
+		return fail(store, -EINVAL, "queue run: job, commit and workload are required");
+	error = prepare(store, sql, &stmt, "queue run");
+	if (error)
+		return error;
+	bind_text(stmt, 1, request->job, &rc);
+	bind_text(stmt, 2, request->board, &rc);
+	bind_text(stmt, 3, request->commit, &rc);
+	bind_optional_int(stmt, 4, request->build_id, &rc);
+	bind_text(stmt, 5, request->workload, &rc);
+	bind_int(stmt, 6, request->repeat_index, &rc);
+	bind_int(stmt, 7, now_ms(), &rc);
+	error = execute(store, stmt, rc, "queue run");
+	if (error)
+		return error;
+	*run_id = sqlite3_last_insert_rowid(store->db);
+	return 0;
+}
+
+/* The state of a run, or -ENOENT. */
+static int read_run_state(struct store *store, int64_t run_id, enum run_state *state,
+			  const char *what)
+{
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error, index;
+
+	error = prepare(store, "SELECT state FROM runs WHERE id = ?1", &stmt, what);
+	if (error)
+		return error;
+	bind_int(stmt, 1, run_id, &rc);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		index = NAME_INDEX(state_names, (const char *)sqlite3_column_text(stmt, 0));
+		*state = index < 0 ? RUN_DONE : (enum run_state)index;
+		error = 0;
+	} else if (rc == SQLITE_DONE) {
+		error = fail(store, -ENOENT, "%s %" PRId64, what, run_id);
+	} else {
+		error = fail_sqlite(store, rc, what);
+	}
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* After an update guarded by the run's state changed nothing: why not. */
+static int explain_unchanged_run(struct store *store, int64_t run_id, const char *what)
+{
+	enum run_state state = RUN_DONE;
+	int error = read_run_state(store, run_id, &state, what);
+
+	if (error)
+		return error;
+	return fail(store, -EALREADY, "%s %" PRId64 ": the run is %s", what, run_id,
+		    state_names[state]);
+}
+
+/* Runs a statement that changes one run if its state allows. */
+static int update_run(struct store *store, sqlite3_stmt *stmt, int bind_rc, int64_t run_id,
+		      const char *what)
+{
+	int error = execute(store, stmt, bind_rc, what);
+
+	if (error)
+		return error;
+	if (sqlite3_changes(store->db) == 0)
+		return explain_unchanged_run(store, run_id, what);
+	return 0;
+}
+
+int store_run_start(struct store *store, int64_t run_id, const char *board)
+{
+	static const char sql[] =
+		"UPDATE runs SET state = 'running', board = ?2, started_at = ?3"
+		" WHERE id = ?1 AND state = 'queued'";
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	if (!board || !*board)
+		return fail(store, -EINVAL, "start run %" PRId64 ": no board", run_id);
+	error = prepare(store, sql, &stmt, "start run");
+	if (error)
+		return error;
+	bind_int(stmt, 1, run_id, &rc);
+	bind_text(stmt, 2, board, &rc);
+	bind_int(stmt, 3, now_ms(), &rc);
+	return update_run(store, stmt, rc, run_id, "start run");
+}
+
+int store_run_requeue(struct store *store, int64_t run_id)
+{
+	static const char sql[] =
+		"UPDATE runs SET state = 'queued', board = NULL, started_at = NULL"
+		" WHERE id = ?1 AND state = 'running'";
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	error = prepare(store, sql, &stmt, "requeue run");
+	if (error)
+		return error;
+	bind_int(stmt, 1, run_id, &rc);
+	return update_run(store, stmt, rc, run_id, "requeue run");
+}
+
+static int insert_symptom(struct store *store, int64_t run_id, size_t position,
+			  const struct store_symptom *symptom)
+{
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	error = prepare(store,
+			"INSERT INTO symptoms (run_id, position, name, evidence)"
+			" VALUES (?1, ?2, ?3, ?4)",
+			&stmt, "store symptom");
+	if (error)
+		return error;
+	bind_int(stmt, 1, run_id, &rc);
+	bind_int(stmt, 2, (int64_t)position, &rc);
+	bind_text(stmt, 3, symptom->name, &rc);
+	bind_text(stmt, 4, symptom->evidence, &rc);
+	return execute(store, stmt, rc, "store symptom");
+}
+
+static int insert_metric(struct store *store, int64_t run_id, size_t position,
+			 const struct store_metric *metric)
+{
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	error = prepare(store,
+			"INSERT INTO metrics (run_id, position, name, value, unit)"
+			" VALUES (?1, ?2, ?3, ?4, ?5)",
+			&stmt, "store metric");
+	if (error)
+		return error;
+	bind_int(stmt, 1, run_id, &rc);
+	bind_int(stmt, 2, (int64_t)position, &rc);
+	bind_text(stmt, 3, metric->name, &rc);
+	bind_double(stmt, 4, metric->value, &rc);
+	bind_text(stmt, 5, metric->unit, &rc);
+	return execute(store, stmt, rc, "store metric");
+}
+
+/* The board's INFRA streak, as store.h says store_run_finish() keeps it. */
+static int count_board_outcome(struct store *store, int64_t run_id, enum run_outcome outcome)
+{
+	static const char infra_sql[] =
+		"INSERT INTO board_health (board, consecutive_infra)"
+		" SELECT board, 1 FROM runs WHERE id = ?1 AND board IS NOT NULL"
+		" ON CONFLICT (board) DO UPDATE SET consecutive_infra = consecutive_infra + 1";
+	static const char worked_sql[] =
+		"INSERT INTO board_health (board)"
+		" SELECT board FROM runs WHERE id = ?1 AND board IS NOT NULL"
+		" ON CONFLICT (board) DO UPDATE SET consecutive_infra = 0";
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	if (outcome == RUN_SKIP)
+		return 0;
+	error = prepare(store, outcome == RUN_INFRA ? infra_sql : worked_sql, &stmt,
+			"update board health");
+	if (error)
+		return error;
+	bind_int(stmt, 1, run_id, &rc);
+	return execute(store, stmt, rc, "update board health");
+}
+
+static int mark_run_done(struct store *store, int64_t run_id, const struct store_result *result)
+{
+	static const char sql[] =
+		"UPDATE runs SET state = 'done', outcome = ?2, cause = ?3, finished_at = ?4"
+		" WHERE id = ?1 AND state <> 'done'";
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	error = prepare(store, sql, &stmt, "finish run");
+	if (error)
+		return error;
+	bind_int(stmt, 1, run_id, &rc);
+	bind_text(stmt, 2, outcome_names[result->outcome], &rc);
+	bind_text(stmt, 3, result->cause, &rc);
+	bind_int(stmt, 4, now_ms(), &rc);
+	return update_run(store, stmt, rc, run_id, "finish run");
+}
+
+static int write_result(struct store *store, int64_t run_id, const struct store_result *result)
+{
+	int error = mark_run_done(store, run_id, result);
+
+	for (size_t i = 0; !error && i < result->symptom_count; i++)
+		error = insert_symptom(store, run_id, i, &result->symptoms[i]);
+	for (size_t i = 0; !error && i < result->metric_count; i++)
+		error = insert_metric(store, run_id, i, &result->metrics[i]);
+	if (!error)
+		error = count_board_outcome(store, run_id, result->outcome);
+	return error;
+}
+
+int store_run_finish(struct store *store, int64_t run_id, const struct store_result *result)
+{
+	char what[64];
+	int error;
+
+	if (result->outcome <= RUN_OUTCOME_NONE || result->outcome >= RUN_OUTCOME_COUNT ||
+	    (result->symptom_count && !result->symptoms) ||
+	    (result->metric_count && !result->metrics))
+		return fail(store, -EINVAL, "finish run %" PRId64 ": no valid outcome", run_id);
+	snprintf(what, sizeof(what), "finish run %" PRId64, run_id);
+	error = transaction_begin(store, what);
+	if (error)
+		return error;
+	error = write_result(store, run_id, result);
+	if (error)
+		return transaction_abandon(store, error);
+	return transaction_commit(store, what);
+}
+
+/* ---- run reads ------------------------------------------------------------- */
+
+#define RUN_COLUMNS                                                                   \
+	"id, job, board, commit_id, build_id, workload, repeat_index, state, outcome, " \
+	"cause, queued_at, started_at, finished_at"
+
+static int read_run_row(sqlite3_stmt *stmt, struct store_run *run)
+{
+	int state, outcome, error;
+
+	memset(run, 0, sizeof(*run));
+	run->id = sqlite3_column_int64(stmt, 0);
+	run->build_id = sqlite3_column_int64(stmt, 4);
+	run->repeat_index = (unsigned int)sqlite3_column_int64(stmt, 6);
+	state = NAME_INDEX(state_names, (const char *)sqlite3_column_text(stmt, 7));
+	outcome = NAME_INDEX(outcome_names, (const char *)sqlite3_column_text(stmt, 8));
+	run->state = state < 0 ? RUN_QUEUED : (enum run_state)state;
+	run->outcome = outcome < 0 ? RUN_OUTCOME_NONE : (enum run_outcome)outcome;
+	run->queued_at = sqlite3_column_int64(stmt, 10);
+	run->started_at = sqlite3_column_int64(stmt, 11);
+	run->finished_at = sqlite3_column_int64(stmt, 12);
+	if ((error = column_string(stmt, 1, &run->job)) ||
+	    (error = column_string(stmt, 2, &run->board)) ||
+	    (error = column_string(stmt, 3, &run->commit)) ||
+	    (error = column_string(stmt, 5, &run->workload)) ||
+	    (error = column_string(stmt, 9, &run->cause)))
+		store_run_release(run);
+	return error;
+}
+
+/* Grows *items (of item_size bytes) to hold one more; 0 or -ENOMEM. */
+static int grow(void **items, size_t count, size_t *capacity, size_t item_size)
+{
+	size_t wanted;
+	void *bigger;
+
+	if (count < *capacity)
+		return 0;
+	wanted = *capacity ? *capacity * 2 : 8;
+	bigger = realloc(*items, wanted * item_size);
+	if (!bigger)
+		return -ENOMEM;
+	*items = bigger;
+	*capacity = wanted;
+	return 0;
+}
+
+static int load_symptoms(struct store *store, struct store_run *run)
+{
+	sqlite3_stmt *stmt;
+	size_t capacity = 0;
+	int rc = SQLITE_OK, error;
+
+	error = prepare(store,
+			"SELECT name, evidence FROM symptoms WHERE run_id = ?1 ORDER BY position",
+			&stmt, "read symptoms");
+	if (error)
+		return error;
+	bind_int(stmt, 1, run->id, &rc);
+	while (!error && rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct store_symptom *symptom;
+
+		rc = SQLITE_OK;
+		error = grow((void **)&run->symptoms, run->symptom_count, &capacity,
+			     sizeof(*run->symptoms));
+		if (error)
+			break;
+		symptom = &run->symptoms[run->symptom_count++];
+		memset(symptom, 0, sizeof(*symptom));
+		error = column_string(stmt, 0, &symptom->name);
+		if (!error)
+			error = column_string(stmt, 1, &symptom->evidence);
+	}
+	if (!error && rc != SQLITE_DONE)
+		error = fail_sqlite(store, rc, "read symptoms");
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+static int load_metrics(struct store *store, struct store_run *run)
+{
+	sqlite3_stmt *stmt;
+	size_t capacity = 0;
+	int rc = SQLITE_OK, error;
+
+	error = prepare(store,
+			"SELECT name, value, unit FROM metrics WHERE run_id = ?1 ORDER BY position",
+			&stmt, "read metrics");
+	if (error)
+		return error;
+	bind_int(stmt, 1, run->id, &rc);
+	while (!error && rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct store_metric *metric;
+
+		rc = SQLITE_OK;
+		error = grow((void **)&run->metrics, run->metric_count, &capacity,
+			     sizeof(*run->metrics));
+		if (error)
+			break;
+		metric = &run->metrics[run->metric_count++];
+		memset(metric, 0, sizeof(*metric));
+		metric->value = sqlite3_column_double(stmt, 1);
+		error = column_string(stmt, 0, &metric->name);
+		if (!error)
+			error = column_string(stmt, 2, &metric->unit);
+	}
+	if (!error && rc != SQLITE_DONE)
+		error = fail_sqlite(store, rc, "read metrics");
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+static int load_run_details(struct store *store, struct store_run *run)
+{
+	int error = load_symptoms(store, run);
+
+	return error ? error : load_metrics(store, run);
+}
+
+int store_run_get(struct store *store, int64_t run_id, struct store_run *run)
+{
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	memset(run, 0, sizeof(*run));
+	error = prepare(store, "SELECT " RUN_COLUMNS " FROM runs WHERE id = ?1", &stmt, "read run");
+	if (error)
+		return error;
+	bind_int(stmt, 1, run_id, &rc);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		error = read_run_row(stmt, run);
+	else if (rc == SQLITE_DONE)
+		error = fail(store, -ENOENT, "read run %" PRId64, run_id);
+	else
+		error = fail_sqlite(store, rc, "read run");
+	sqlite3_finalize(stmt);
+	if (!error)
+		error = load_run_details(store, run);
+	if (error)
+		store_run_release(run);
+	return error;
+}
+
+/* Reads every row of a bound run query into list, then each run's details
+ * (after the query ends, so no statement is left open between calls). */
+static int read_run_list(struct store *store, sqlite3_stmt *stmt, int bind_rc,
+			 struct store_run_list *list, const char *what)
+{
+	size_t capacity = 0;
+	int rc = bind_rc, error = 0;
+
+	while (!error && rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		rc = SQLITE_OK;
+		error = grow((void **)&list->runs, list->count, &capacity, sizeof(*list->runs));
+		if (!error)
+			error = read_run_row(stmt, &list->runs[list->count]);
+		if (!error)
+			list->by_outcome[list->runs[list->count++].outcome]++;
+	}
+	if (!error && rc != SQLITE_DONE)
+		error = fail_sqlite(store, rc, what);
+	sqlite3_finalize(stmt);
+	for (size_t i = 0; !error && i < list->count; i++)
+		error = load_run_details(store, &list->runs[i]);
+	if (error)
+		store_run_list_release(list);
+	return error;
+}
+
+int store_runs_for_commit(struct store *store, const char *job, const char *commit,
+			  struct store_run_list *list)
+{
+	static const char sql[] =
+		"SELECT " RUN_COLUMNS " FROM runs"
+		" WHERE commit_id = ?1 AND (?2 IS NULL OR job = ?2) ORDER BY id";
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	memset(list, 0, sizeof(*list));
+	if (!commit)
+		return fail(store, -EINVAL, "read runs of a commit: no commit given");
+	error = prepare(store, sql, &stmt, "read runs of a commit");
+	if (error)
+		return error;
+	bind_text(stmt, 1, commit, &rc);
+	bind_text(stmt, 2, job, &rc);
+	return read_run_list(store, stmt, rc, list, "read runs of a commit");
+}
+
+int store_runs_last(struct store *store, unsigned int limit, struct store_run_list *list)
+{
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	memset(list, 0, sizeof(*list));
+	error = prepare(store, "SELECT " RUN_COLUMNS " FROM runs ORDER BY id DESC LIMIT ?1", &stmt,
+			"read the last runs");
+	if (error)
+		return error;
+	bind_int(stmt, 1, limit, &rc);
+	return read_run_list(store, stmt, rc, list, "read the last runs");
+}
+
+int store_runs_unfinished(struct store *store, struct store_run_list *list)
+{
+	sqlite3_stmt *stmt;
+	int error;
+
+	memset(list, 0, sizeof(*list));
+	error = prepare(store, "SELECT " RUN_COLUMNS " FROM runs WHERE state <> 'done' ORDER BY id",
+			&stmt, "read unfinished runs");
+	if (error)
+		return error;
+	return read_run_list(store, stmt, SQLITE_OK, list, "read unfinished runs");
+}
+
+void store_run_release(struct store_run *run)
+{
+	free_string(run->job);
+	free_string(run->board);
+	free_string(run->commit);
+	free_string(run->workload);
+	free_string(run->cause);
+	for (size_t i = 0; i < run->symptom_count; i++) {
+		free_string(run->symptoms[i].name);
+		free_string(run->symptoms[i].evidence);
+	}
+	for (size_t i = 0; i < run->metric_count; i++) {
+		free_string(run->metrics[i].name);
+		free_string(run->metrics[i].unit);
+	}
+	free(run->symptoms);
+	free(run->metrics);
+	memset(run, 0, sizeof(*run));
+}
+
+void store_run_list_release(struct store_run_list *list)
+{
+	for (size_t i = 0; i < list->count; i++)
+		store_run_release(&list->runs[i]);
+	free(list->runs);
+	memset(list, 0, sizeof(*list));
+}
+
+/* ---- events ---------------------------------------------------------------- */
+
+int store_event_append(struct store *store, const struct store_event *event)
+{
+	static const char sql[] =
+		"INSERT INTO events (time, board, run_id, kind, detail) VALUES (?1, ?2, ?3, ?4, ?5)";
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	if (!event->kind)
+		return fail(store, -EINVAL, "append event: no kind");
+	error = prepare(store, sql, &stmt, "append event");
+	if (error)
+		return error;
+	bind_int(stmt, 1, now_ms(), &rc);
+	bind_text(stmt, 2, event->board, &rc);
+	bind_optional_int(stmt, 3, event->run_id, &rc);
+	bind_text(stmt, 4, event->kind, &rc);
+	bind_text(stmt, 5, event->detail, &rc);
+	return execute(store, stmt, rc, "append event");
+}
+
+/* ---- board health ---------------------------------------------------------- */
+
+int store_board_health_get(struct store *store, const char *board, struct store_board_health *health)
+{
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	memset(health, 0, sizeof(*health));
+	if (!board)
+		return fail(store, -EINVAL, "read board health: no board");
+	error = prepare(store,
+			"SELECT consecutive_infra, offline, last_health_check FROM board_health"
+			" WHERE board = ?1",
+			&stmt, "read board health");
+	if (error)
+		return error;
+	bind_text(stmt, 1, board, &rc);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		health->consecutive_infra = (unsigned int)sqlite3_column_int64(stmt, 0);
+		health->offline = sqlite3_column_int(stmt, 1) != 0;
+		health->last_health_check = sqlite3_column_int64(stmt, 2);
+		rc = SQLITE_DONE;
+	}
+	error = rc == SQLITE_DONE ? 0 : fail_sqlite(store, rc, "read board health");
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int store_board_set_offline(struct store *store, const char *board, bool offline)
+{
+	static const char sql[] =
+		"INSERT INTO board_health (board, offline) VALUES (?1, ?2)"
+		" ON CONFLICT (board) DO UPDATE SET offline = excluded.offline";
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	if (!board)
+		return fail(store, -EINVAL, "set board offline: no board");
+	error = prepare(store, sql, &stmt, "set board offline");
+	if (error)
+		return error;
+	bind_text(stmt, 1, board, &rc);
+	bind_int(stmt, 2, offline, &rc);
+	return execute(store, stmt, rc, "set board offline");
+}
+
+int store_board_health_checked(struct store *store, const char *board, bool passed)
+{
+	static const char sql[] =
+		"INSERT INTO board_health (board, offline, last_health_check) VALUES (?1, ?2, ?3)"
+		" ON CONFLICT (board) DO UPDATE SET offline = excluded.offline,"
+		"   last_health_check = excluded.last_health_check,"
+		"   consecutive_infra = CASE WHEN excluded.offline THEN consecutive_infra ELSE 0 END";
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	if (!board)
+		return fail(store, -EINVAL, "record health check: no board");
+	error = prepare(store, sql, &stmt, "record health check");
+	if (error)
+		return error;
+	bind_text(stmt, 1, board, &rc);
+	bind_int(stmt, 2, !passed, &rc);
+	bind_int(stmt, 3, now_ms(), &rc);
+	return execute(store, stmt, rc, "record health check");
+}

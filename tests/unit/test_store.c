@@ -1,0 +1,894 @@
+/* The state store: schema, a run's life, atomic results, resume after a crash,
+ * hostile strings, full disks and damaged files. Every test that keeps the
+ * fixture's database open leaves it passing PRAGMA integrity_check. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+struct fixture {
+	char dir[64];
+	char path[128];
+	struct store *store;
+};
+
+static int remove_entry(const char *path, const struct stat *status, int type, struct FTW *walk)
+{
+	(void)status;
+	(void)type;
+	(void)walk;
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	struct fixture *fixture = calloc(1, sizeof(*fixture));
+
+	if (!fixture)
+		return -1;
+	strcpy(fixture->dir, "/tmp/rackbisect-test-store-XXXXXX");
+	if (!mkdtemp(fixture->dir))
+		return -1;
+	snprintf(fixture->path, sizeof(fixture->path), "%s/state.db", fixture->dir);
+	if (store_open(fixture->path, &fixture->store) != 0)
+		return -1;
+	*state = fixture;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fixture = *state;
+	int clean = 0;
+
+	if (fixture->store) {
+		clean = store_integrity_check(fixture->store);
+		if (clean)
+			print_error("%s\n", store_error_message(fixture->store));
+		store_close(fixture->store);
+	}
+	nftw(fixture->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(fixture);
+	return clean;
+}
+
+static void reopen(struct fixture *fixture)
+{
+	store_close(fixture->store);
+	fixture->store = NULL;
+	assert_int_equal(store_open(fixture->path, &fixture->store), 0);
+}
+
+static int64_t queue_run(struct store *store, const char *job, const char *commit)
+{
+	struct store_run_request request = {
+		.job = job, .commit = commit, .workload = "w3-idle-transitions",
+	};
+	int64_t run_id = 0;
+
+	assert_int_equal(store_run_queue(store, &request, &run_id), 0);
+	assert_true(run_id > 0);
+	return run_id;
+}
+
+static void finish_run(struct store *store, int64_t run_id, enum run_outcome outcome)
+{
+	struct store_result result = { .outcome = outcome };
+
+	assert_int_equal(store_run_finish(store, run_id, &result), 0);
+}
+
+static const struct store_symptom w3_symptoms[] = {
+	{ "auth-timeout", "wlan0: authentication with 00:0b:6b:de:ad:01 timed out" },
+	{ "txdma-stop-fail", "ath: Failed to stop TX DMA, queues=0x001!" },
+};
+
+static const struct store_metric w3_metrics[] = {
+	{ "reconnect_time", 1.53, "s" },
+	{ "reconnect_time", 0.84, "s" },
+	{ "ping_loss", 12.5, "%" },
+};
+
+static void assert_symptoms_equal(const struct store_run *run, const struct store_symptom *expected,
+				  size_t count)
+{
+	assert_int_equal(run->symptom_count, count);
+	for (size_t i = 0; i < count; i++) {
+		assert_string_equal(run->symptoms[i].name, expected[i].name);
+		assert_string_equal(run->symptoms[i].evidence, expected[i].evidence);
+	}
+}
+
+static void assert_metrics_equal(const struct store_run *run, const struct store_metric *expected,
+				 size_t count)
+{
+	assert_int_equal(run->metric_count, count);
+	for (size_t i = 0; i < count; i++) {
+		assert_string_equal(run->metrics[i].name, expected[i].name);
+		assert_true(run->metrics[i].value == expected[i].value);
+		assert_string_equal(run->metrics[i].unit, expected[i].unit);
+	}
+}
+
+/* ---- schema ---------------------------------------------------------------- */
+
+static void test_open_creates_the_schema_and_reopen_keeps_it(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store_run run;
+	int version = -1;
+	int64_t run_id;
+
+	assert_int_equal(store_schema_version(fixture->store, &version), 0);
+	assert_int_equal(version, STORE_SCHEMA_VERSION);
+	run_id = queue_run(fixture->store, "ath9k-ps", "c1afdaff");
+	reopen(fixture);
+	assert_int_equal(store_schema_version(fixture->store, &version), 0);
+	assert_int_equal(version, STORE_SCHEMA_VERSION);
+	assert_int_equal(store_run_get(fixture->store, run_id, &run), 0);
+	assert_string_equal(run.commit, "c1afdaff");
+	store_run_release(&run);
+}
+
+/* Durability rests on the file's own settings: WAL is a property of the file. */
+static void test_database_file_is_in_wal_mode(void **state)
+{
+	struct fixture *fixture = *state;
+	sqlite3 *db;
+	sqlite3_stmt *stmt;
+
+	assert_int_equal(sqlite3_open_v2(fixture->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &stmt, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(stmt, 0), "wal");
+	sqlite3_finalize(stmt);
+	sqlite3_close(db);
+}
+
+static void test_newer_schema_is_refused(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store *store;
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(fixture->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_open(fixture->path, &store), STORE_ENEWER);
+	assert_non_null(strstr(store_error_message(store), fixture->path));
+	store_close(store);
+	/* put it back so the fixture's integrity check reads a known schema */
+	assert_int_equal(sqlite3_open(fixture->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/* ---- a run's life ------------------------------------------------------------ */
+
+static void test_run_goes_queued_running_done_with_symptoms_and_metrics(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store_result result = {
+		.outcome = RUN_FAIL, .cause = "symptom",
+		.symptoms = w3_symptoms, .symptom_count = 2,
+		.metrics = w3_metrics, .metric_count = 3,
+	};
+	struct store_run run;
+	int64_t run_id = queue_run(fixture->store, "ath9k-ps", "c1afdaff");
+
+	assert_int_equal(store_run_get(fixture->store, run_id, &run), 0);
+	assert_int_equal(run.state, RUN_QUEUED);
+	assert_null(run.board);
+	assert_int_equal(run.outcome, RUN_OUTCOME_NONE);
+	assert_true(run.queued_at > 0 && run.started_at == 0);
+	store_run_release(&run);
+
+	assert_int_equal(store_run_start(fixture->store, run_id, "vb02"), 0);
+	assert_int_equal(store_run_get(fixture->store, run_id, &run), 0);
+	assert_int_equal(run.state, RUN_RUNNING);
+	assert_string_equal(run.board, "vb02");
+	assert_true(run.started_at >= run.queued_at);
+	store_run_release(&run);
+
+	assert_int_equal(store_run_finish(fixture->store, run_id, &result), 0);
+	assert_int_equal(store_run_get(fixture->store, run_id, &run), 0);
+	assert_int_equal(run.state, RUN_DONE);
+	assert_int_equal(run.outcome, RUN_FAIL);
+	assert_string_equal(run.cause, "symptom");
+	assert_string_equal(run.job, "ath9k-ps");
+	assert_string_equal(run.workload, "w3-idle-transitions");
+	assert_true(run.finished_at >= run.started_at);
+	assert_symptoms_equal(&run, w3_symptoms, 2);
+	assert_metrics_equal(&run, w3_metrics, 3);
+	store_run_release(&run);
+}
+
+static void test_finished_run_is_never_started_or_finished_again(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store_result pass = { .outcome = RUN_PASS };
+	int64_t run_id = queue_run(fixture->store, "ath9k-ps", "v3.3");
+
+	assert_int_equal(store_run_start(fixture->store, run_id, "vb01"), 0);
+	assert_int_equal(store_run_start(fixture->store, run_id, "vb01"), -EALREADY);
+	finish_run(fixture->store, run_id, RUN_PASS);
+	assert_int_equal(store_run_finish(fixture->store, run_id, &pass), -EALREADY);
+	assert_int_equal(store_run_start(fixture->store, run_id, "vb01"), -EALREADY);
+	assert_int_equal(store_run_requeue(fixture->store, run_id), -EALREADY);
+	assert_int_equal(store_run_start(fixture->store, run_id + 1000, "vb01"), -ENOENT);
+	assert_int_equal(store_run_finish(fixture->store, run_id + 1000, &pass), -ENOENT);
+}
+
+/* A build failure is SKIP before any board is involved: queued -> done. */
+static void test_queued_run_can_finish_as_skip(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store_run run;
+	int64_t run_id = queue_run(fixture->store, "ath9k-ps", "broken");
+
+	finish_run(fixture->store, run_id, RUN_SKIP);
+	assert_int_equal(store_run_get(fixture->store, run_id, &run), 0);
+	assert_int_equal(run.outcome, RUN_SKIP);
+	assert_null(run.board);
+	store_run_release(&run);
+}
+
+static void test_outcome_write_is_atomic(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store_metric metrics[] = { { "reconnect_time", 1.5, "s" }, { "ping_loss", NAN, "%" } };
+	struct store_result result = {
+		.outcome = RUN_INFRA, .cause = "console lost",
+		.symptoms = w3_symptoms, .symptom_count = 2,
+		.metrics = metrics, .metric_count = 2,
+	};
+	struct store_board_health health;
+	struct store_run run;
+	int64_t run_id = queue_run(fixture->store, "ath9k-ps", "c1afdaff");
+
+	assert_int_equal(store_run_start(fixture->store, run_id, "vb03"), 0);
+	/* the second metric breaks a constraint after the run, both symptoms and
+	 * the first metric were written inside the transaction */
+	assert_int_equal(store_run_finish(fixture->store, run_id, &result), -EINVAL);
+	assert_non_null(strstr(store_error_message(fixture->store), "store metric"));
+	assert_int_equal(store_run_get(fixture->store, run_id, &run), 0);
+	assert_int_equal(run.state, RUN_RUNNING);
+	assert_int_equal(run.outcome, RUN_OUTCOME_NONE);
+	assert_null(run.cause);
+	assert_int_equal(run.symptom_count, 0);
+	assert_int_equal(run.metric_count, 0);
+	store_run_release(&run);
+	assert_int_equal(store_board_health_get(fixture->store, "vb03", &health), 0);
+	assert_int_equal(health.consecutive_infra, 0);
+
+	/* and the run can still be finished properly */
+	metrics[1].value = 3.0;
+	assert_int_equal(store_run_finish(fixture->store, run_id, &result), 0);
+	assert_int_equal(store_run_get(fixture->store, run_id, &run), 0);
+	assert_metrics_equal(&run, metrics, 2);
+	store_run_release(&run);
+}
+
+/* ---- reads ------------------------------------------------------------------- */
+
+static void test_runs_for_commit_are_counted_by_outcome(void **state)
+{
+	struct fixture *fixture = *state;
+	static const enum run_outcome outcomes[] = { RUN_PASS, RUN_PASS, RUN_FAIL, RUN_INFRA, RUN_SKIP };
+	struct store_run_list list;
+
+	for (size_t i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++)
+		finish_run(fixture->store, queue_run(fixture->store, "ath9k-ps", "c1afdaff"), outcomes[i]);
+	queue_run(fixture->store, "ath9k-ps", "c1afdaff");
+	finish_run(fixture->store, queue_run(fixture->store, "ath9k-ps", "v3.3"), RUN_FAIL);
+	finish_run(fixture->store, queue_run(fixture->store, "other-job", "c1afdaff"), RUN_FAIL);
+
+	assert_int_equal(store_runs_for_commit(fixture->store, "ath9k-ps", "c1afdaff", &list), 0);
+	assert_int_equal(list.count, 6);
+	assert_int_equal(list.by_outcome[RUN_PASS], 2);
+	assert_int_equal(list.by_outcome[RUN_FAIL], 1);
+	assert_int_equal(list.by_outcome[RUN_INFRA], 1);
+	assert_int_equal(list.by_outcome[RUN_SKIP], 1);
+	assert_int_equal(list.by_outcome[RUN_OUTCOME_NONE], 1);
+	assert_true(list.runs[0].id < list.runs[5].id);
+	store_run_list_release(&list);
+
+	assert_int_equal(store_runs_for_commit(fixture->store, NULL, "c1afdaff", &list), 0);
+	assert_int_equal(list.count, 7);
+	assert_int_equal(list.by_outcome[RUN_FAIL], 2);
+	store_run_list_release(&list);
+
+	assert_int_equal(store_runs_for_commit(fixture->store, NULL, "nonexistent", &list), 0);
+	assert_int_equal(list.count, 0);
+	store_run_list_release(&list);
+}
+
+static void test_last_runs_come_newest_first(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store_run_list list;
+	int64_t ids[5];
+
+	for (size_t i = 0; i < 5; i++)
+		ids[i] = queue_run(fixture->store, "ath9k-ps", "c1afdaff");
+	assert_int_equal(store_runs_last(fixture->store, 3, &list), 0);
+	assert_int_equal(list.count, 3);
+	assert_int_equal(list.runs[0].id, ids[4]);
+	assert_int_equal(list.runs[2].id, ids[2]);
+	store_run_list_release(&list);
+}
+
+static void test_unfinished_runs_are_found_after_a_crash(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store_run_list list;
+	struct store_run run;
+	int64_t done = queue_run(fixture->store, "ath9k-ps", "a");
+	int64_t running = queue_run(fixture->store, "ath9k-ps", "b");
+	int64_t queued = queue_run(fixture->store, "ath9k-ps", "c");
+
+	assert_int_equal(store_run_start(fixture->store, done, "vb01"), 0);
+	finish_run(fixture->store, done, RUN_PASS);
+	assert_int_equal(store_run_start(fixture->store, running, "vb02"), 0);
+	/* the coordinator dies here: nothing more is written */
+	reopen(fixture);
+
+	assert_int_equal(store_runs_unfinished(fixture->store, &list), 0);
+	assert_int_equal(list.count, 2);
+	assert_int_equal(list.runs[0].id, running);
+	assert_int_equal(list.runs[0].state, RUN_RUNNING);
+	assert_string_equal(list.runs[0].board, "vb02");
+	assert_int_equal(list.runs[1].id, queued);
+	store_run_list_release(&list);
+
+	assert_int_equal(store_run_requeue(fixture->store, running), 0);
+	assert_int_equal(store_run_get(fixture->store, running, &run), 0);
+	assert_int_equal(run.state, RUN_QUEUED);
+	assert_null(run.board);
+	store_run_release(&run);
+}
+
+/* ---- builds and boards ------------------------------------------------------- */
+
+static void test_builds_are_found_by_commit_and_by_tree(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store_build built = {
+		.commit = "1111", .tree = "aaaa", .status = BUILD_BUILT, .release = "3.3.1-rc1",
+		.artifact_path = "/cache/1111/bzImage", .log_path = "/cache/1111/build.log",
+	};
+	struct store_build failed = {
+		.commit = "2222", .tree = "bbbb", .status = BUILD_FAILED, .log_path = "/cache/2222/build.log",
+	};
+	struct store_build found;
+	int64_t built_id, failed_id, again_id;
+	int64_t run_id;
+
+	assert_int_equal(store_build_record(fixture->store, &built, &built_id), 0);
+	assert_int_equal(store_build_record(fixture->store, &failed, &failed_id), 0);
+	assert_int_equal(store_build_record(fixture->store, &built, &again_id), 0);
+	assert_int_equal(again_id, built_id);
+
+	assert_int_equal(store_build_find_by_tree(fixture->store, "aaaa", &found), 0);
+	assert_int_equal(found.id, built_id);
+	assert_string_equal(found.release, "3.3.1-rc1");
+	assert_string_equal(found.artifact_path, "/cache/1111/bzImage");
+	store_build_release(&found);
+	assert_int_equal(store_build_find_by_commit(fixture->store, "2222", &found), 0);
+	assert_int_equal(found.status, BUILD_FAILED);
+	assert_null(found.artifact_path);
+	store_build_release(&found);
+	assert_int_equal(store_build_find_by_commit(fixture->store, "3333", &found), -ENOENT);
+
+	struct store_run_request request = {
+		.job = "j", .commit = "1111", .build_id = built_id, .workload = "w1",
+	};
+	assert_int_equal(store_run_queue(fixture->store, &request, &run_id), 0);
+	request.build_id = built_id + 1000;	/* no such build: refused */
+	assert_int_equal(store_run_queue(fixture->store, &request, &run_id), -EINVAL);
+}
+
+static void finish_on_board(struct store *store, const char *board, enum run_outcome outcome)
+{
+	int64_t run_id = queue_run(store, "ath9k-ps", "c1afdaff");
+
+	assert_int_equal(store_run_start(store, run_id, board), 0);
+	finish_run(store, run_id, outcome);
+}
+
+static void test_board_health_counts_infra_in_a_row(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store_board_health health;
+
+	assert_int_equal(store_board_health_get(fixture->store, "vb05", &health), 0);
+	assert_int_equal(health.consecutive_infra, 0);
+	assert_false(health.offline);
+	finish_on_board(fixture->store, "vb05", RUN_INFRA);
+	finish_on_board(fixture->store, "vb05", RUN_INFRA);
+	finish_on_board(fixture->store, "vb05", RUN_SKIP);
+	assert_int_equal(store_board_health_get(fixture->store, "vb05", &health), 0);
+	assert_int_equal(health.consecutive_infra, 2);
+
+	assert_int_equal(store_board_set_offline(fixture->store, "vb05", true), 0);
+	assert_int_equal(store_board_health_checked(fixture->store, "vb05", false), 0);
+	assert_int_equal(store_board_health_get(fixture->store, "vb05", &health), 0);
+	assert_true(health.offline);
+	assert_int_equal(health.consecutive_infra, 2);
+	assert_true(health.last_health_check > 0);
+
+	assert_int_equal(store_board_health_checked(fixture->store, "vb05", true), 0);
+	assert_int_equal(store_board_health_get(fixture->store, "vb05", &health), 0);
+	assert_false(health.offline);
+	assert_int_equal(health.consecutive_infra, 0);
+
+	finish_on_board(fixture->store, "vb05", RUN_INFRA);
+	finish_on_board(fixture->store, "vb05", RUN_FAIL);
+	assert_int_equal(store_board_health_get(fixture->store, "vb05", &health), 0);
+	assert_int_equal(health.consecutive_infra, 0);
+}
+
+static void test_events_are_appended(void **state)
+{
+	struct fixture *fixture = *state;
+	int64_t run_id = queue_run(fixture->store, "ath9k-ps", "c1afdaff");
+	struct store_event hang = { .board = "vb02", .run_id = run_id, .kind = "hang",
+				    .detail = "no output for 120 s" };
+	struct store_event lab = { .kind = "lab-up" };
+
+	assert_int_equal(store_event_append(fixture->store, &hang), 0);
+	assert_int_equal(store_event_append(fixture->store, &lab), 0);
+	hang.run_id = run_id + 1000;	/* an event about no run is refused */
+	assert_int_equal(store_event_append(fixture->store, &hang), -EINVAL);
+}
+
+/* ---- hostile strings --------------------------------------------------------- */
+
+static char *long_hostile_name(size_t length)
+{
+	static const char piece[] = "'; DROP TABLE runs; --\"\xff\xfe\xc3\x28\\%_";
+	char *name = malloc(length + 1);
+
+	assert_non_null(name);
+	for (size_t i = 0; i < length; i++)
+		name[i] = piece[i % (sizeof(piece) - 1)];
+	name[length] = '\0';
+	return name;
+}
+
+static void test_hostile_strings_come_back_verbatim(void **state)
+{
+	struct fixture *fixture = *state;
+	char *huge = long_hostile_name(10 * 1024);
+	const char *job = "job'); DELETE FROM runs; --";
+	const char *board = "vb\"01\n;\t`reboot`";
+	const char *commit = "--option-looking-ref";
+	const char *workload = "\xc0\xaf\xed\xa0\x80 non-utf8 \x80\xff";
+	struct store_symptom symptoms[] = { { huge, huge }, { "x'y", "a;b\"c" } };
+	struct store_metric metrics[] = { { huge, -1e300, huge }, { "\xff", 0.0, NULL } };
+	struct store_run_request request = {
+		.job = job, .board = board, .commit = commit, .workload = workload,
+	};
+	struct store_result result = {
+		.outcome = RUN_FAIL, .cause = huge,
+		.symptoms = symptoms, .symptom_count = 2,
+		.metrics = metrics, .metric_count = 2,
+	};
+	struct store_run_list list;
+	struct store_run run;
+	int64_t run_id;
+
+	assert_int_equal(store_run_queue(fixture->store, &request, &run_id), 0);
+	assert_int_equal(store_run_start(fixture->store, run_id, huge), 0);
+	assert_int_equal(store_run_finish(fixture->store, run_id, &result), 0);
+	assert_int_equal(store_run_get(fixture->store, run_id, &run), 0);
+	assert_string_equal(run.job, job);
+	assert_string_equal(run.board, huge);
+	assert_string_equal(run.commit, commit);
+	assert_string_equal(run.workload, workload);
+	assert_string_equal(run.cause, huge);
+	assert_symptoms_equal(&run, symptoms, 2);
+	assert_int_equal(run.metric_count, 2);
+	assert_string_equal(run.metrics[0].name, huge);
+	assert_string_equal(run.metrics[0].unit, huge);
+	assert_true(run.metrics[0].value == -1e300);
+	assert_string_equal(run.metrics[1].name, "\xff");
+	assert_null(run.metrics[1].unit);
+	store_run_release(&run);
+
+	/* a hostile job used as a filter matches itself and nothing else */
+	assert_int_equal(store_runs_for_commit(fixture->store, job, commit, &list), 0);
+	assert_int_equal(list.count, 1);
+	store_run_list_release(&list);
+	assert_int_equal(store_runs_for_commit(fixture->store, "job' OR '1'='1", commit, &list), 0);
+	assert_int_equal(list.count, 0);
+	store_run_list_release(&list);
+	free(huge);
+}
+
+static void test_empty_names_are_refused(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store_symptom nameless[] = { { "", "evidence" } };
+	struct store_result result = { .outcome = RUN_FAIL, .symptoms = nameless, .symptom_count = 1 };
+	struct store_run_request request = { .job = "", .commit = "c", .workload = "w" };
+	int64_t run_id;
+
+	assert_int_equal(store_run_queue(fixture->store, &request, &run_id), -EINVAL);
+	run_id = queue_run(fixture->store, "ath9k-ps", "c");
+	assert_int_equal(store_run_finish(fixture->store, run_id, &result), -EINVAL);
+	result.outcome = RUN_OUTCOME_NONE;
+	assert_int_equal(store_run_finish(fixture->store, run_id, &result), -EINVAL);
+}
+
+/* ---- damaged files, full disks, killed writers -------------------------------- */
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *file = fopen(path, "w");
+
+	assert_non_null(file);
+	assert_int_equal(fputs(text, file) >= 0, 1);
+	assert_int_equal(fclose(file), 0);
+}
+
+static void test_a_file_that_is_not_a_database_is_reported_corrupt(void **state)
+{
+	struct fixture *fixture = *state;
+	char path[192];
+	struct store *store;
+
+	snprintf(path, sizeof(path), "%s/garbage.db", fixture->dir);
+	write_file(path, "this is not an SQLite database, it is a kernel config\n"
+			 "CONFIG_ATH9K=m\nCONFIG_ATH9K_DEBUGFS=y\nCONFIG_MAC80211=m\n"
+			 "padding padding padding padding padding padding padding padding\n");
+	assert_int_equal(store_open(path, &store), STORE_ECORRUPT);
+	assert_non_null(strstr(store_error_message(store), path));
+	store_close(store);
+}
+
+/* Overwrites the middle of the closed fixture database with garbage. */
+static void damage_pages(const char *path)
+{
+	char garbage[4096];
+	int fd = open(path, O_WRONLY);
+	off_t size;
+
+	assert_true(fd >= 0);
+	size = lseek(fd, 0, SEEK_END);
+	assert_true(size > 3 * 4096);
+	memset(garbage, 0xa5, sizeof(garbage));
+	assert_int_equal(pwrite(fd, garbage, sizeof(garbage), size - 2 * 4096), (ssize_t)sizeof(garbage));
+	close(fd);
+}
+
+static void test_a_damaged_database_fails_cleanly(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store_run_list list;
+	int error;
+
+	for (int i = 0; i < 200; i++)
+		finish_run(fixture->store, queue_run(fixture->store, "ath9k-ps", "c1afdaff"), RUN_PASS);
+	store_close(fixture->store);	/* checkpoints the log into the file */
+	fixture->store = NULL;
+	damage_pages(fixture->path);
+
+	error = store_open(fixture->path, &fixture->store);
+	if (error == 0) {
+		error = store_integrity_check(fixture->store);
+		assert_int_equal(error, STORE_ECORRUPT);
+		error = store_runs_for_commit(fixture->store, NULL, "c1afdaff", &list);
+		assert_true(error == 0 || error == STORE_ECORRUPT);
+		store_run_list_release(&list);
+	} else {
+		assert_int_equal(error, STORE_ECORRUPT);
+	}
+	/* the damage is the point of this test: no integrity check in teardown */
+	store_close(fixture->store);
+	fixture->store = NULL;
+}
+
+/* Writes results in a loop, reporting each committed run id on `report`;
+ * exits with 0 when a write fails with -ENOSPC, 1 on any other failure. */
+static void __attribute__((noreturn)) write_results_until_failure(const char *path, int report)
+{
+	struct store_metric metrics[] = { { "reconnect_time", 1.5, "s" }, { "ping_loss", 2.0, "%" } };
+	struct store_symptom symptoms[] = { { "txdma-stop-fail", NULL } };
+	struct store_result result = {
+		.outcome = RUN_FAIL, .symptoms = symptoms, .symptom_count = 1,
+		.metrics = metrics, .metric_count = 2,
+	};
+	struct store_run_request request = { .job = "j", .commit = "c", .workload = "w" };
+	char *evidence = long_hostile_name(2000);
+	struct store *store;
+	int64_t run_id;
+	int error;
+
+	symptoms[0].evidence = evidence;
+	error = store_open(path, &store);
+	for (int i = 0; !error && i < 100000; i++) {
+		error = store_run_queue(store, &request, &run_id);
+		if (!error)
+			error = store_run_start(store, run_id, "vb01");
+		if (!error)
+			error = store_run_finish(store, run_id, &result);
+		if (!error && write(report, &run_id, sizeof(run_id)) != sizeof(run_id))
+			error = -EPIPE;
+	}
+	_exit(error == -ENOSPC ? 0 : 1);
+}
+
+/* Every run the writer said was committed is done, with all of its result;
+ * no run is half-finished. */
+static void assert_reported_runs_complete(struct store *store, int report, size_t minimum)
+{
+	struct store_run_list list;
+	struct store_run run;
+	int64_t run_id;
+	size_t reported = 0;
+
+	while (read(report, &run_id, sizeof(run_id)) == sizeof(run_id)) {
+		assert_int_equal(store_run_get(store, run_id, &run), 0);
+		assert_int_equal(run.outcome, RUN_FAIL);
+		assert_int_equal(run.symptom_count, 1);
+		assert_int_equal(run.metric_count, 2);
+		store_run_release(&run);
+		reported++;
+	}
+	assert_true(reported >= minimum);
+	assert_int_equal(store_runs_unfinished(store, &list), 0);
+	assert_true(list.count <= 1);
+	for (size_t i = 0; i < list.count; i++)
+		assert_int_equal(list.runs[i].symptom_count + list.runs[i].metric_count, 0);
+	store_run_list_release(&list);
+}
+
+/*
+ * A full disk, as SQLite's unix VFS reports one (SQLITE_FULL after write()
+ * fails with ENOSPC), without filling a real disk: a VFS over the default one
+ * whose writes fail once a byte budget is spent. A file size limit
+ * (RLIMIT_FSIZE) would not do: its EFBIG reaches callers as a plain I/O error.
+ * Used only in a forked child, so its static state is that child's.
+ */
+struct full_disk_file {
+	sqlite3_file base;
+	sqlite3_file *real;	/* the default VFS's file, allocated right after */
+};
+
+static sqlite3_vfs *default_vfs;
+static sqlite3_vfs full_disk_vfs;
+static sqlite3_int64 write_budget;
+
+#define REAL(file) (((struct full_disk_file *)(file))->real)
+
+static int full_disk_close(sqlite3_file *f)
+{
+	return REAL(f)->pMethods->xClose(REAL(f));
+}
+
+static int full_disk_read(sqlite3_file *f, void *data, int amount, sqlite3_int64 offset)
+{
+	return REAL(f)->pMethods->xRead(REAL(f), data, amount, offset);
+}
+
+static int full_disk_write(sqlite3_file *f, const void *data, int amount, sqlite3_int64 offset)
+{
+	if (amount > write_budget)
+		return SQLITE_FULL;
+	write_budget -= amount;
+	return REAL(f)->pMethods->xWrite(REAL(f), data, amount, offset);
+}
+
+static int full_disk_truncate(sqlite3_file *f, sqlite3_int64 size)
+{
+	return REAL(f)->pMethods->xTruncate(REAL(f), size);
+}
+
+static int full_disk_sync(sqlite3_file *f, int flags)
+{
+	return REAL(f)->pMethods->xSync(REAL(f), flags);
+}
+
+static int full_disk_size(sqlite3_file *f, sqlite3_int64 *size)
+{
+	return REAL(f)->pMethods->xFileSize(REAL(f), size);
+}
+
+static int full_disk_lock(sqlite3_file *f, int lock)
+{
+	return REAL(f)->pMethods->xLock(REAL(f), lock);
+}
+
+static int full_disk_unlock(sqlite3_file *f, int lock)
+{
+	return REAL(f)->pMethods->xUnlock(REAL(f), lock);
+}
+
+static int full_disk_check_lock(sqlite3_file *f, int *out)
+{
+	return REAL(f)->pMethods->xCheckReservedLock(REAL(f), out);
+}
+
+static int full_disk_control(sqlite3_file *f, int op, void *arg)
+{
+	return REAL(f)->pMethods->xFileControl(REAL(f), op, arg);
+}
+
+static int full_disk_sector(sqlite3_file *f)
+{
+	return REAL(f)->pMethods->xSectorSize(REAL(f));
+}
+
+static int full_disk_device(sqlite3_file *f)
+{
+	return REAL(f)->pMethods->xDeviceCharacteristics(REAL(f));
+}
+
+static int full_disk_shm_map(sqlite3_file *f, int region, int size, int extend, void volatile **out)
+{
+	return REAL(f)->pMethods->xShmMap(REAL(f), region, size, extend, out);
+}
+
+static int full_disk_shm_lock(sqlite3_file *f, int offset, int n, int flags)
+{
+	return REAL(f)->pMethods->xShmLock(REAL(f), offset, n, flags);
+}
+
+static void full_disk_shm_barrier(sqlite3_file *f)
+{
+	REAL(f)->pMethods->xShmBarrier(REAL(f));
+}
+
+static int full_disk_shm_unmap(sqlite3_file *f, int delete_flag)
+{
+	return REAL(f)->pMethods->xShmUnmap(REAL(f), delete_flag);
+}
+
+static int full_disk_fetch(sqlite3_file *f, sqlite3_int64 offset, int amount, void **out)
+{
+	return REAL(f)->pMethods->xFetch(REAL(f), offset, amount, out);
+}
+
+static int full_disk_unfetch(sqlite3_file *f, sqlite3_int64 offset, void *page)
+{
+	return REAL(f)->pMethods->xUnfetch(REAL(f), offset, page);
+}
+
+static const sqlite3_io_methods full_disk_methods = {
+	3, full_disk_close, full_disk_read, full_disk_write, full_disk_truncate, full_disk_sync,
+	full_disk_size, full_disk_lock, full_disk_unlock, full_disk_check_lock, full_disk_control,
+	full_disk_sector, full_disk_device, full_disk_shm_map, full_disk_shm_lock,
+	full_disk_shm_barrier, full_disk_shm_unmap, full_disk_fetch, full_disk_unfetch,
+};
+
+static int full_disk_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags, int *out_flags)
+{
+	struct full_disk_file *file = (struct full_disk_file *)f;
+	int rc;
+
+	(void)vfs;
+	file->real = (sqlite3_file *)(file + 1);
+	rc = default_vfs->xOpen(default_vfs, name, file->real, flags, out_flags);
+	file->base.pMethods = rc == SQLITE_OK ? &full_disk_methods : NULL;
+	return rc;
+}
+
+/* Makes every later sqlite3_open() in this process write through the budget. */
+static void install_full_disk_vfs(sqlite3_int64 budget)
+{
+	default_vfs = sqlite3_vfs_find(NULL);
+	full_disk_vfs = *default_vfs;
+	full_disk_vfs.zName = "rackbisect-full-disk";
+	full_disk_vfs.szOsFile = (int)sizeof(struct full_disk_file) + default_vfs->szOsFile;
+	full_disk_vfs.xOpen = full_disk_open;
+	write_budget = budget;
+	sqlite3_vfs_register(&full_disk_vfs, 1);
+}
+
+static void test_a_full_disk_is_reported_as_enospc(void **state)
+{
+	struct fixture *fixture = *state;
+	int report[2], status;
+	pid_t child;
+
+	store_close(fixture->store);
+	fixture->store = NULL;
+	assert_int_equal(pipe(report), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		close(report[0]);
+		install_full_disk_vfs(256 * 1024);
+		write_results_until_failure(fixture->path, report[1]);
+	}
+	close(report[1]);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(store_open(fixture->path, &fixture->store), 0);
+	assert_reported_runs_complete(fixture->store, report[0], 1);
+	close(report[0]);
+}
+
+static void test_a_writer_killed_mid_write_loses_nothing_committed(void **state)
+{
+	struct fixture *fixture = *state;
+	int report[2], status;
+	int64_t run_id;
+	pid_t child;
+
+	store_close(fixture->store);
+	fixture->store = NULL;
+	assert_int_equal(pipe(report), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		close(report[0]);
+		write_results_until_failure(fixture->path, report[1]);
+	}
+	close(report[1]);
+	/* let it commit a few results, then kill it wherever it is: likely
+	 * inside its next transaction */
+	for (int i = 0; i < 20; i++)
+		assert_int_equal(read(report[0], &run_id, sizeof(run_id)), sizeof(run_id));
+	kill(child, SIGKILL);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(store_open(fixture->path, &fixture->store), 0);
+	assert_reported_runs_complete(fixture->store, report[0], 0);
+	close(report[0]);
+	assert_int_equal(store_integrity_check(fixture->store), 0);
+}
+
+static void test_error_codes_have_names(void **state)
+{
+	(void)state;
+	assert_non_null(strstr(store_strerror(STORE_ECORRUPT), "damaged"));
+	assert_non_null(strstr(store_strerror(STORE_ENEWER), "newer"));
+	assert_string_equal(store_strerror(-ENOSPC), strerror(ENOSPC));
+}
+
+#define STORE_TEST(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		STORE_TEST(test_open_creates_the_schema_and_reopen_keeps_it),
+		STORE_TEST(test_database_file_is_in_wal_mode),
+		STORE_TEST(test_newer_schema_is_refused),
+		STORE_TEST(test_run_goes_queued_running_done_with_symptoms_and_metrics),
+		STORE_TEST(test_finished_run_is_never_started_or_finished_again),
+		STORE_TEST(test_queued_run_can_finish_as_skip),
+		STORE_TEST(test_outcome_write_is_atomic),
+		STORE_TEST(test_runs_for_commit_are_counted_by_outcome),
+		STORE_TEST(test_last_runs_come_newest_first),
+		STORE_TEST(test_unfinished_runs_are_found_after_a_crash),
+		STORE_TEST(test_builds_are_found_by_commit_and_by_tree),
+		STORE_TEST(test_board_health_counts_infra_in_a_row),
+		STORE_TEST(test_events_are_appended),
+		STORE_TEST(test_hostile_strings_come_back_verbatim),
+		STORE_TEST(test_empty_names_are_refused),
+		STORE_TEST(test_a_file_that_is_not_a_database_is_reported_corrupt),
+		STORE_TEST(test_a_damaged_database_fails_cleanly),
+		STORE_TEST(test_a_full_disk_is_reported_as_enospc),
+		STORE_TEST(test_a_writer_killed_mid_write_loses_nothing_committed),
+		cmocka_unit_test(test_error_codes_have_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
