@@ -3,7 +3,7 @@
 
 BUILD     := build
 CC        := gcc
-PKGCONFIG := libuv yaml-0.1 jansson sqlite3
+PKGCONFIG := libuv yaml-0.1 jansson sqlite3 libssh
 
 # Debian packages the build, the tests and the virtual lab need.
 DEBIAN_PACKAGES := gcc make pkg-config git libc6-dev \
