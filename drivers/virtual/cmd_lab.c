@@ -27,6 +27,7 @@
 #include "virtual/lab/lab_supervisor.h"
 #include "virtual/sim/sim.h"
 #include "virtual/vlab_commands.h"
+#include "virtual/vlab_paths.h"
 
 #define DEFAULT_LAB "labs/virtual.yaml"
 #define UP_TIMEOUT_MS 60000
@@ -228,46 +229,13 @@ static int print_status(const struct lab *lab, const struct lab_state *state, in
 
 /* ---- up ----------------------------------------------------------------- */
 
-static int self_path(char *path, size_t len)
-{
-	ssize_t n = readlink("/proc/self/exe", path, len - 1);
-
-	if (n <= 0)
-		return -errno;
-	path[n] = '\0';
-	return 0;
-}
-
-/* The tool shim sits beside rackbisect-vlab (build/), or one level up from a
- * sanitized build (build/asan/). */
-static int find_tool_binary(const char *vlab, char *path, size_t len)
-{
-	const char *env = getenv("RACKBISECT_BOARD_TOOL");
-	char dir[PATH_MAX];
-	char *slash;
-
-	if (env && *env) {
-		snprintf(path, len, "%s", env);
-		return access(path, X_OK) == 0 ? 0 : -ENOENT;
-	}
-	snprintf(dir, sizeof(dir), "%s", vlab);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(path, len, "%.4000s/rackbisect-board-tool", dir);
-	if (access(path, X_OK) == 0)
-		return 0;
-	snprintf(path, len, "%.4000s/../rackbisect-board-tool", dir);
-	return access(path, X_OK) == 0 ? 0 : -ENOENT;
-}
-
 static int start_supervisor(const struct lab *lab, const struct lab_state *state, int *ready_fd)
 {
 	char vlab[PATH_MAX], fd_text[16];
 	int ready[2], log_fd;
 	pid_t pid;
 
-	if (self_path(vlab, sizeof(vlab)) != 0 || pipe(ready) != 0)
+	if (vlab_self_path(vlab, sizeof(vlab)) != 0 || pipe(ready) != 0)
 		return -errno;
 	log_fd = open(state->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (log_fd < 0)
@@ -585,7 +553,7 @@ int vlab_cmd_serve(int argc, char **argv)
 
 	if ((rc = open_lab_command(argc, argv, SERVE_USAGE, &args, &lab, &state)) >= 0)
 		return rc;
-	if (self_path(vlab, sizeof(vlab)) != 0 || find_tool_binary(vlab, tool, sizeof(tool)) != 0) {
+	if (vlab_self_path(vlab, sizeof(vlab)) != 0 || vlab_find_tool_binary(tool, sizeof(tool)) != 0) {
 		fprintf(stderr, "rackbisect-vlab serve: cannot find rackbisect-board-tool beside %s (run make)\n",
 			vlab);
 		lab_free(lab);

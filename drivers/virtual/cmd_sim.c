@@ -23,6 +23,7 @@
 #include "virtual/board/tool_server.h"
 #include "virtual/sim/sim.h"
 #include "virtual/vlab_commands.h"
+#include "virtual/vlab_paths.h"
 
 #define MAX_KNOBS 32
 #define MAX_SCRIPT_ARGS 64
@@ -134,36 +135,11 @@ static int parse_arguments(int argc, char **argv, struct sim_arguments *args)
 
 /* ---- finding things ----------------------------------------------------- */
 
-static int self_dir(char *dir, size_t len)
-{
-	ssize_t n = readlink("/proc/self/exe", dir, len - 1);
-	char *slash;
-
-	if (n <= 0)
-		return -errno;
-	dir[n] = '\0';
-	slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
-	return 0;
-}
-
-/* drivers/workload beside the build: build/ or build/asan/ of a checkout. */
 static int find_workload_dir(const struct sim_arguments *args, char *out, size_t len)
 {
-	static const char *const relative[] = { "/../drivers/workload", "/../../drivers/workload" };
-	char dir[PATH_MAX];
-	size_t i;
-
 	if (args->workload_dir)
 		return path_format(out, len, "%s", args->workload_dir);
-	if (self_dir(dir, sizeof(dir)))
-		return -ENOENT;
-	for (i = 0; i < sizeof(relative) / sizeof(relative[0]); i++) {
-		if (path_format(out, len, "%s%s", dir, relative[i]) == 0 && access(out, R_OK) == 0)
-			return 0;
-	}
-	return -ENOENT;
+	return vlab_find_workload_dir(out, len);
 }
 
 /* "W3" or "w3" -> DIR/w3-*.sh */
@@ -182,21 +158,6 @@ static int find_workload_script(const char *dir, const char *name, char *out, si
 	rc = found.gl_pathc == 1 ? path_format(out, len, "%s", found.gl_pathv[0]) : -ENOENT;
 	globfree(&found);
 	return rc;
-}
-
-static int find_tool_binary(char *out, size_t len)
-{
-	static const char *const relative[] = { "/rackbisect-board-tool", "/../rackbisect-board-tool" };
-	char dir[PATH_MAX];
-	size_t i;
-
-	if (self_dir(dir, sizeof(dir)))
-		return -ENOENT;
-	for (i = 0; i < sizeof(relative) / sizeof(relative[0]); i++) {
-		if (path_format(out, len, "%s%s", dir, relative[i]) == 0 && access(out, X_OK) == 0)
-			return 0;
-	}
-	return -ENOENT;
 }
 
 /* ---- the board ---------------------------------------------------------- */
@@ -338,9 +299,8 @@ static int run_fast_path(struct fast_path *fast, const struct sim_arguments *arg
 	char *remove[] = { "rm", "-rf", root, NULL };
 	int rc;
 
-	if (!mkdtemp(root) || self_dir(vlab, sizeof(vlab)) ||
-	    path_format(vlab + strlen(vlab), sizeof(vlab) - strlen(vlab), "/rackbisect-vlab") ||
-	    find_tool_binary(tool, sizeof(tool))) {
+	if (!mkdtemp(root) || vlab_self_path(vlab, sizeof(vlab)) ||
+	    vlab_find_tool_binary(tool, sizeof(tool))) {
 		fprintf(stderr, "rackbisect-vlab sim: cannot set up the board (is rackbisect-board-tool built? run make)\n");
 		return VLAB_EXIT_INFRA;
 	}
