@@ -9,7 +9,7 @@ PKGCONFIG := libuv yaml-0.1 jansson sqlite3 libssh
 DEBIAN_PACKAGES := gcc make pkg-config git libc6-dev \
 	libuv1-dev libssh-dev libyaml-dev libcurl4-openssl-dev libsqlite3-dev \
 	libjansson-dev libcmocka-dev openssh-server openssh-client \
-	busybox-static procps
+	busybox-static procps pssh
 
 WARNINGS  := -Wall -Wextra -Werror
 CPPFLAGS  := -D_GNU_SOURCE -Isrc -Idrivers -I$(BUILD)/gen
@@ -25,9 +25,10 @@ TEMPLATE_FILES   := $(shell find $(MODELKERNEL_TREE) -type f)
 GENERATED_SRCS   := $(BUILD)/gen/modelkernel_template.c
 
 # Programs: each has one main file; every other .c is library code.
+RB_MAIN    := src/main.c
 VLAB_MAIN  := drivers/virtual/vlab_main.c
 TOOL_MAIN  := drivers/virtual/board/board_tool_main.c
-MAINS      := $(VLAB_MAIN) $(TOOL_MAIN) src/main.c
+MAINS      := $(RB_MAIN) $(VLAB_MAIN) $(TOOL_MAIN)
 LIB_SRCS   := $(filter-out $(MAINS),$(shell find src drivers -name '*.c' \
 		-not -path '$(MODELKERNEL_TREE)/*' 2>/dev/null))
 UNIT_TESTS := $(basename $(notdir $(wildcard tests/unit/test_*.c)))
@@ -38,7 +39,7 @@ objs = $(patsubst %.c,$(1)/obj/%.o,$(2))
 .PHONY: all deps check demo bench clean unit-tests
 # Keep objects make would treat as intermediate (tests, benchmarks).
 .SECONDARY:
-all: $(BUILD)/rackbisect-vlab $(BUILD)/rackbisect-board-tool
+all: $(BUILD)/rackbisect $(BUILD)/rackbisect-vlab $(BUILD)/rackbisect-board-tool
 
 # ---- dependencies ----------------------------------------------------------
 # A stamp per package list: deps are checked once, installed only if missing.
@@ -65,6 +66,10 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
+# The coordinator, the program users run.
+$(BUILD)/rackbisect: $(call objs,$(BUILD),$(RB_MAIN) $(LIB_SRCS) $(GENERATED_SRCS))
+	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+
 $(BUILD)/rackbisect-vlab: $(call objs,$(BUILD),$(VLAB_MAIN) $(LIB_SRCS) $(GENERATED_SRCS))
 	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
@@ -90,6 +95,9 @@ ASAN_LIB_OBJS := $(call objs,$(BUILD)/asan,$(LIB_SRCS) $(GENERATED_SRCS))
 $(BUILD)/asan/rackbisect-vlab: $(call objs,$(BUILD)/asan,$(VLAB_MAIN)) $(ASAN_LIB_OBJS)
 	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
+$(BUILD)/asan/rackbisect: $(call objs,$(BUILD)/asan,$(RB_MAIN)) $(ASAN_LIB_OBJS)
+	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+
 $(BUILD)/asan/tests/%: $(BUILD)/asan/obj/tests/unit/%.o $(call objs,$(BUILD)/asan,$(TEST_HELPER_SRCS)) $(ASAN_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(PKG_LIBS) -lcmocka $(LDLIBS)
@@ -97,13 +105,13 @@ $(BUILD)/asan/tests/%: $(BUILD)/asan/obj/tests/unit/%.o $(call objs,$(BUILD)/asa
 unit-tests: $(addprefix $(BUILD)/asan/tests/,$(UNIT_TESTS))
 
 # ---- the commands README.md promises ---------------------------------------
-check: $(DEPS_STAMP) all $(BUILD)/asan/rackbisect-vlab unit-tests
+check: $(DEPS_STAMP) all $(BUILD)/asan/rackbisect $(BUILD)/asan/rackbisect-vlab unit-tests
 	@sh tests/run-all.sh $(BUILD)
 
 demo: $(DEPS_STAMP) all
 	@bash drivers/virtual/demo.sh $(CURDIR)/$(BUILD)
 
-bench: $(DEPS_STAMP) all $(BUILD)/bench/bench_sim
+bench: $(DEPS_STAMP) all $(BUILD)/bench/bench_sim $(BUILD)/bench/bench_fanout
 	@bash tests/bench/run.sh $(CURDIR)/$(BUILD)
 
 clean:

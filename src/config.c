@@ -164,28 +164,83 @@ int config_each_pair(struct config_loader *loader, yaml_node_t *map, const char 
 }
 
 struct driver_setting {
-	char **driver;
-	const char *what;
-	struct lab_board *board;	/* console: port lives here */
+	struct lab_driver *driver;
+	const char *what;		/* "power", "console", "boot" */
+	struct lab_board *board;
 };
 
+static int add_driver_option(struct config_loader *loader, struct lab_driver *driver,
+			     const char *key, yaml_node_t *value)
+{
+	struct lab_driver_option *grown, *option;
+	int rc;
+
+	grown = realloc(driver->options, (driver->option_count + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	driver->options = grown;
+	option = &driver->options[driver->option_count++];
+	memset(option, 0, sizeof(*option));
+	option->where = config_node_location(loader, value);
+	if (!(option->name = strdup(key)))
+		return -ENOMEM;
+	if (value->type == YAML_SEQUENCE_NODE) {
+		option->is_list = true;
+		return config_expect_string_list(loader, value, key, "[word, word]", &option->values,
+						 &option->value_count);
+	}
+	if (!(option->values = calloc(2, sizeof(char *))))
+		return -ENOMEM;
+	option->value_count = 1;
+	rc = config_expect_string(loader, value, key, &option->values[0]);
+	if (rc)
+		option->value_count = 0;
+	return rc;
+}
+
+static int expect_seconds(struct config_loader *loader, yaml_node_t *value, const char *what,
+			  unsigned int *out)
+{
+	uint64_t number;
+	int rc = config_expect_number(loader, value, what, 86400, &number);
+
+	if (!rc && number == 0)
+		return config_fail_at(loader, value, "%s must be at least 1 second", what);
+	*out = (unsigned int)number;
+	return rc;
+}
+
+/* Keys every driver block shares; anything else is the driver's own option. */
 static int visit_driver(struct config_loader *loader, const char *key, yaml_node_t *value, void *arg)
 {
 	struct driver_setting *setting = arg;
+	struct lab_board *board = setting->board;
 	uint64_t number;
 	int rc;
 
 	if (strcmp(key, "driver") == 0)
-		return config_expect_string(loader, value, "driver", setting->driver);
-	if (setting->board && strcmp(key, "port") == 0) {
+		return config_expect_string(loader, value, "driver", &setting->driver->name);
+	if (setting->driver == &board->console && strcmp(key, "port") == 0) {
 		rc = config_expect_number(loader, value, "console port", 65535, &number);
 		if (rc)
 			return rc;
-		setting->board->console_port = (unsigned int)number;
+		board->console_port = (unsigned int)number;
 		return 0;
 	}
-	return config_fail_at(loader, value, "%s: unknown key '%s' (known: driver%s)", setting->what, key,
-		       setting->board ? ", port" : "");
+	if (setting->driver == &board->boot && strcmp(key, "fallback") == 0)
+		return config_expect_string(loader, value, "boot fallback", &board->fallback_release);
+	return add_driver_option(loader, setting->driver, key, value);
+}
+
+static int visit_limits(struct config_loader *loader, const char *key, yaml_node_t *value, void *arg)
+{
+	struct lab_board *board = arg;
+
+	if (strcmp(key, "boot") == 0)
+		return expect_seconds(loader, value, "limits boot", &board->boot_timeout_seconds);
+	if (strcmp(key, "hang") == 0)
+		return expect_seconds(loader, value, "limits hang", &board->hang_timeout_seconds);
+	return config_fail_at(loader, value, "limits: unknown key '%s' (known: boot, hang)", key);
 }
 
 static int visit_transport(struct config_loader *loader, const char *key, yaml_node_t *value, void *arg)
@@ -198,6 +253,11 @@ static int visit_transport(struct config_loader *loader, const char *key, yaml_n
 		return config_expect_string(loader, value, "transport host", &board->host);
 	if (strcmp(key, "user") == 0)
 		return config_expect_string(loader, value, "transport user", &board->user);
+	if (strcmp(key, "identity") == 0)
+		return config_expect_string(loader, value, "transport identity", &board->identity_file);
+	if (strcmp(key, "known_hosts") == 0)
+		return config_expect_string(loader, value, "transport known_hosts",
+					    &board->known_hosts_file);
 	if (strcmp(key, "port") == 0) {
 		rc = config_expect_number(loader, value, "transport port", 65535, &number);
 		if (rc)
@@ -207,7 +267,7 @@ static int visit_transport(struct config_loader *loader, const char *key, yaml_n
 		board->port = (unsigned int)number;
 		return 0;
 	}
-	return config_fail_at(loader, value, "transport: unknown key '%s' (known: host, port, user)", key);
+	return config_fail_at(loader, value, "transport: unknown key '%s' (known: host, port, user, identity, known_hosts)", key);
 }
 
 static int visit_knob(struct config_loader *loader, const char *key, yaml_node_t *value, void *arg)
@@ -251,7 +311,7 @@ static int visit_chip(struct config_loader *loader, const char *key, yaml_node_t
 static int visit_board(struct config_loader *loader, const char *key, yaml_node_t *value, void *arg)
 {
 	struct lab_board *board = arg;
-	struct driver_setting setting = { NULL, key, NULL };
+	struct driver_setting setting = { NULL, key, board };
 	uint64_t seed;
 	int rc;
 
@@ -274,17 +334,19 @@ static int visit_board(struct config_loader *loader, const char *key, yaml_node_
 		board->seed = seed;
 		return rc;
 	}
+	if (strcmp(key, "limits") == 0)
+		return config_each_pair(loader, value, "limits", visit_limits, board);
 	if (strcmp(key, "power") == 0)
-		setting.driver = &board->power_driver;
-	else if (strcmp(key, "console") == 0) {
-		setting.driver = &board->console_driver;
-		setting.board = board;
-	} else if (strcmp(key, "boot") == 0)
-		setting.driver = &board->boot_driver;
+		setting.driver = &board->power;
+	else if (strcmp(key, "console") == 0)
+		setting.driver = &board->console;
+	else if (strcmp(key, "boot") == 0)
+		setting.driver = &board->boot;
 	else
 		return config_fail_at(loader, value,
-			       "unknown board key '%s' (known: name, chip, tags, transport, power, console, boot, knobs, seed)",
+			       "unknown board key '%s' (known: name, chip, tags, transport, power, console, boot, limits, knobs, seed)",
 			       key);
+	setting.driver->where = config_node_location(loader, value);
 	return config_each_pair(loader, value, key, visit_driver, &setting);
 }
 
@@ -305,6 +367,13 @@ static int check_board(struct config_loader *loader, yaml_node_t *node, struct l
 	}
 	if (!board->user && !(board->user = strdup("root")))
 		return -ENOMEM;
+	/* a driver without a block of its own is the board's to explain */
+	if (!board->power.where.file)
+		board->power.where = board->where;
+	if (!board->console.where.file)
+		board->console.where = board->where;
+	if (!board->boot.where.file)
+		board->boot.where = board->where;
 	if (!board->port)
 		board->port = 22;
 	return 0;
@@ -400,22 +469,43 @@ int config_document_load(struct config_loader *loader, const char *what)
 	return 0;
 }
 
+/* A virtual lab's boards need no driver lines: everything about them is virtual. */
+static int default_virtual_drivers(struct lab *lab)
+{
+	size_t i;
+
+	for (i = 0; i < lab->board_count; i++) {
+		struct lab_board *board = &lab->boards[i];
+		struct lab_driver *drivers[] = { &board->power, &board->console, &board->boot };
+		size_t d;
+
+		for (d = 0; d < sizeof(drivers) / sizeof(drivers[0]); d++) {
+			if (!drivers[d]->name && !(drivers[d]->name = strdup("virtual")))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 int lab_load(const char *path, struct lab **out, char *error, size_t error_len)
 {
-	struct config_loader loader = { .file = path, .error = error, .error_len = error_len };
+	struct config_loader loader = { .error = error, .error_len = error_len };
 	struct lab *lab;
 	yaml_node_t *root;
 	int rc;
 
 	*out = NULL;
-	rc = config_document_load(&loader, "lab");
-	if (rc)
-		return rc;
 	lab = calloc(1, sizeof(*lab));
 	if (!lab || !(lab->path = strdup(path))) {
 		free(lab);
-		yaml_document_delete(&loader.document);
 		return -ENOMEM;
+	}
+	/* Locations point into lab->path, so they stay valid as long as the lab. */
+	loader.file = lab->path;
+	rc = config_document_load(&loader, "lab");
+	if (rc) {
+		lab_free(lab);
+		return rc;
 	}
 	root = yaml_document_get_root_node(&loader.document);
 	rc = config_each_pair(&loader, root, "the lab file", visit_lab, lab);
@@ -425,6 +515,8 @@ int lab_load(const char *path, struct lab **out, char *error, size_t error_len)
 		rc = -ENOMEM;
 	if (!rc && lab->board_count == 0)
 		rc = config_fail_at(&loader, root, "the lab has no boards (boards: [...])");
+	if (!rc && strcmp(lab->type, "virtual") == 0)
+		rc = default_virtual_drivers(lab);
 	yaml_document_delete(&loader.document);
 	if (rc) {
 		lab_free(lab);
@@ -432,6 +524,18 @@ int lab_load(const char *path, struct lab **out, char *error, size_t error_len)
 	}
 	*out = lab;
 	return 0;
+}
+
+static void driver_free(struct lab_driver *driver)
+{
+	size_t i;
+
+	for (i = 0; i < driver->option_count; i++) {
+		free(driver->options[i].name);
+		config_free_strings(driver->options[i].values, driver->options[i].value_count);
+	}
+	free(driver->options);
+	free(driver->name);
 }
 
 static void board_free(struct lab_board *board)
@@ -449,9 +553,12 @@ static void board_free(struct lab_board *board)
 	free(board->pci_id);
 	free(board->host);
 	free(board->user);
-	free(board->power_driver);
-	free(board->console_driver);
-	free(board->boot_driver);
+	free(board->identity_file);
+	free(board->known_hosts_file);
+	free(board->fallback_release);
+	driver_free(&board->power);
+	driver_free(&board->console);
+	driver_free(&board->boot);
 }
 
 void lab_free(struct lab *lab)
@@ -477,6 +584,17 @@ const struct lab_board *lab_find_board(const struct lab *lab, const char *name)
 	for (i = 0; i < lab->board_count; i++) {
 		if (strcmp(lab->boards[i].name, name) == 0)
 			return &lab->boards[i];
+	}
+	return NULL;
+}
+
+const struct lab_driver_option *lab_driver_option(const struct lab_driver *driver, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < driver->option_count; i++) {
+		if (strcmp(driver->options[i].name, name) == 0)
+			return &driver->options[i];
 	}
 	return NULL;
 }

@@ -8,6 +8,7 @@
 #ifndef RB_CONFIG_H
 #define RB_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,24 @@ struct config_setting {
 	struct config_location where;
 };
 
+/* One option of a driver block, e.g. `on: [pdu-switch, "3", on]`: a string or a list of strings. */
+struct lab_driver_option {
+	char *name;
+	char **values;			/* NULL-terminated; one entry for a plain string */
+	size_t value_count;
+	bool is_list;
+	struct config_location where;
+};
+
+/* `power: {driver: command, on: [...], off: [...]}`: the driver's name and its own options,
+ * which only the driver knows how to check (it names their file:line:col when it refuses). */
+struct lab_driver {
+	char *name;			/* NULL when the block or its driver key is missing */
+	struct lab_driver_option *options;
+	size_t option_count;
+	struct config_location where;	/* the block, or the board when there is none */
+};
+
 struct lab_board {
 	char *name;
 	char *chip;			/* "ar9285" */
@@ -35,10 +54,16 @@ struct lab_board {
 	char *host;			/* transport */
 	unsigned int port;
 	char *user;
+	char *identity_file;		/* NULL: the lab's own (virtual labs) */
+	char *known_hosts_file;		/* NULL: the lab's own */
 	unsigned int console_port;	/* TCP, on host */
-	char *power_driver;		/* "virtual" */
-	char *console_driver;
-	char *boot_driver;
+	struct lab_driver power;	/* a virtual lab defaults every driver to "virtual" */
+	struct lab_driver console;
+	struct lab_driver boot;
+	char *fallback_release;		/* boot: {fallback: ...}: `uname -r` after a power cycle;
+					 * NULL: anything but the kernel under test */
+	unsigned int boot_timeout_seconds;	/* limits: {boot: S}; 0: the job's */
+	unsigned int hang_timeout_seconds;	/* limits: {hang: S}; 0: the job's */
 	uint64_t seed;
 	struct config_setting *knobs;	/* model knob overrides (virtual lab) */
 	size_t knob_count;
@@ -62,5 +87,7 @@ struct lab {
 int lab_load(const char *path, struct lab **lab, char *error, size_t error_len);
 void lab_free(struct lab *lab);
 const struct lab_board *lab_find_board(const struct lab *lab, const char *name);
+/* The option `name` of a driver block, or NULL. */
+const struct lab_driver_option *lab_driver_option(const struct lab_driver *driver, const char *name);
 
 #endif

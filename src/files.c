@@ -1,11 +1,13 @@
-/* files.c - whole-file reads and writes that never expose half a file. */
+/* files.c - whole-file reads and writes that never expose half a file; rm -rf. */
 #include "files.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "path.h"
@@ -118,4 +120,25 @@ int files_copy(const char *from, const char *to, mode_t mode)
 	rc = replace_file(to, NULL, 0, source, mode);
 	close(source);
 	return rc;
+}
+
+static int remove_entry(const char *path, const struct stat *status, int type, struct FTW *walk)
+{
+	(void)status;
+	(void)type;
+	(void)walk;
+	return remove(path) == 0 ? 0 : errno;	/* positive: nftw's own failure is -1 */
+}
+
+int files_remove_tree(const char *path)
+{
+	struct stat status;
+	int rc;
+
+	if (lstat(path, &status) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	/* FTW_DEPTH: a directory after its contents; FTW_PHYS: a link is removed,
+	 * never followed out of the tree */
+	rc = nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return rc < 0 ? -errno : -rc;
 }

@@ -20,5 +20,8 @@ int files_write_atomic(const char *path, const char *text);
 int files_write_in_place(const char *path, const char *text);
 /* Copies from to `to` atomically, with `mode`. */
 int files_copy(const char *from, const char *to, mode_t mode);
+/* rm -rf: removes path and all below it, never following symbolic links;
+ * a path that does not exist is no error. */
+int files_remove_tree(const char *path);
 
 #endif

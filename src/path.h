@@ -13,4 +13,12 @@ int path_format(char *out, size_t len, const char *fmt, ...) __attribute__((form
 /* mkdir -p; 0 or negative errno. */
 int path_make_dirs(const char *path);
 
+/* The running program's own path (/proc/self/exe). 0 or negative errno. */
+int path_self(char *path, size_t len);
+
+/* The first of DIR + relative[i] that access(mode) allows, DIR being the
+ * running program's directory: how programs find their companions beside
+ * the build (build/ and build/asan/). 0 or -ENOENT. */
+int path_beside_self(const char *const *relative, size_t count, int mode, char *out, size_t len);
+
 #endif

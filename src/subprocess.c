@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -11,10 +12,31 @@
 
 extern char **environ;
 
-/* environ plus the extra entries (which win), as a new NULL-terminated array. */
-static char **merged_environment(char *const *extra)
+static bool named_in(const char *entry, size_t name_len, const char *const *names)
 {
-	size_t count = 0, extra_count = 0, i, j, out = 0;
+	size_t i;
+
+	for (i = 0; names && names[i]; i++) {
+		if (strncmp(entry, names[i], name_len) == 0 && names[i][name_len] == '\0')
+			return true;
+	}
+	return false;
+}
+
+static bool overridden_by(const char *entry, size_t name_len, char *const *extra)
+{
+	size_t i;
+
+	for (i = 0; extra && extra[i]; i++) {
+		if (strncmp(entry, extra[i], name_len) == 0 && extra[i][name_len] == '=')
+			return true;
+	}
+	return false;
+}
+
+char **subprocess_environment(char *const *extra, const char *const *removed)
+{
+	size_t count = 0, extra_count = 0, i, out = 0;
 	char **merged;
 
 	while (environ[count])
@@ -26,17 +48,13 @@ static char **merged_environment(char *const *extra)
 		return NULL;
 	for (i = 0; i < count; i++) {
 		size_t name_len = strcspn(environ[i], "=");
-		int overridden = 0;
 
-		for (j = 0; j < extra_count; j++) {
-			if (strncmp(environ[i], extra[j], name_len) == 0 && extra[j][name_len] == '=')
-				overridden = 1;
-		}
-		if (!overridden)
+		if (!overridden_by(environ[i], name_len, extra) &&
+		    !named_in(environ[i], name_len, removed))
 			merged[out++] = environ[i];
 	}
-	for (j = 0; j < extra_count; j++)
-		merged[out++] = extra[j];
+	for (i = 0; i < extra_count; i++)
+		merged[out++] = extra[i];
 	return merged;
 }
 
@@ -96,7 +114,7 @@ int subprocess_run(char *const argv[], const struct subprocess_options *options,
 	log = options->log_path ? options->log_path : "/dev/null";
 	if (output && pipe2(pipe_fds, O_CLOEXEC) != 0)
 		return -errno;
-	environment = merged_environment(options->environment);
+	environment = subprocess_environment(options->environment, NULL);
 	if (!environment) {
 		rc = -ENOMEM;
 		goto out;

@@ -24,4 +24,12 @@ struct subprocess_options {
  */
 int subprocess_run(char *const argv[], const struct subprocess_options *options, char **output);
 
+/*
+ * The environment a child gets: environ without the variables named in
+ * `removed` (NULL-terminated names; may be NULL), plus `extra` ("NAME=value",
+ * which win). A new NULL-terminated array pointing into environ and extra:
+ * free the array only, and use it before environ changes. NULL: no memory.
+ */
+char **subprocess_environment(char *const *extra, const char *const *removed);
+
 #endif

@@ -1092,6 +1092,8 @@ static void ssh_transport_close(struct transport *base, transport_close_cb callb
 	struct ssh_transport *transport = ssh_transport_of(base);
 	char text[ERROR_TEXT_SIZE];
 
+	if (transport->state == SESSION_CLOSING)
+		return;	/* closed already: a callback of the first close came back here */
 	if (transport->state == SESSION_CONNECTING || transport->state == SESSION_AUTHENTICATING) {
 		set_error(transport, "closed while connecting");
 		finish_connect(transport, -ECANCELED);
@@ -1105,6 +1107,7 @@ static void ssh_transport_close(struct transport *base, transport_close_cb callb
 	/* uv_poll must let go of the socket before ssh_disconnect closes it. */
 	if (transport->socket_poll_initialized) {
 		uv_poll_stop(&transport->socket_poll);
+		transport->socket_poll_started = false;
 		close_transport_handle((uv_handle_t *)&transport->socket_poll);
 	}
 	close_transport_handle((uv_handle_t *)&transport->connect_timer);

@@ -1,7 +1,7 @@
 /*
  * rackbisect-vlab build --tree DIR --commit REF [--cache DIR]
  *
- * Builds one commit of a model kernel tree (once: cached by commit id) and
+ * Builds one commit of a model kernel tree (once: cached by git tree id) and
  * prints "<image path> <release>". Until the coordinator exists, this is how
  * the demo and the tests get bootable kernels.
  */
@@ -15,7 +15,7 @@
 
 static const char usage_text[] =
 	"usage: rackbisect-vlab build --tree DIR --commit REF [--cache DIR]\n"
-	"Builds REF of the kernel tree DIR in a temporary worktree (cached by commit id,\n"
+	"Builds REF of the kernel tree DIR in a temporary worktree (cached by git tree id,\n"
 	"default $XDG_CACHE_HOME/rackbisect/kernels) and prints: IMAGE RELEASE\n"
 	"Exit: 0 built, 1 the commit does not build, 2 usage or no such commit.\n";
 

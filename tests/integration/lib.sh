@@ -31,3 +31,13 @@ vlab_under_test() {
 		echo "$build/rackbisect-vlab"
 	fi
 }
+
+# The coordinator under test: the sanitized one when it was built.
+rackbisect_under_test() {
+	local build=${RACKBISECT_BUILD:-$1/build}
+	if [ -x "$build/asan/rackbisect" ]; then
+		echo "$build/asan/rackbisect"
+	else
+		echo "$build/rackbisect"
+	fi
+}

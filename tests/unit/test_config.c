@@ -1,4 +1,5 @@
 /* Lab files: what loads, and that every mistake is named with file:line:col. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -197,6 +198,95 @@ static void test_shipped_virtual_lab_loads(void **state)
 	lab_free(lab);
 }
 
+static const char rack_lab[] =
+	"name: rack\n"
+	"type: ssh\n"
+	"boards:\n"
+	"  - name: r1\n"
+	"    chip: ar9285\n"
+	"    transport: {host: 127.77.9.3, identity: keys/id, known_hosts: keys/known}\n"
+	"    power: {driver: command, on: [pdu, '3', 'on'], off: [pdu, '3', 'off']}\n"
+	"    console: {driver: tcp, port: 7001, host: 127.77.9.4}\n"
+	"    boot: {driver: virtual, fallback: 6.1.0-13-amd64}\n"
+	"    limits: {boot: 200, hang: 30}\n";
+
+static void test_rack_lab_loads_drivers_options_and_limits(void **state)
+{
+	struct scratch scratch = { 0 };
+	const struct lab_board *board;
+	const struct lab_driver_option *on;
+
+	(void)state;
+	assert_int_equal(load(&scratch, rack_lab), 0);
+	board = &scratch.lab->boards[0];
+	assert_string_equal(board->identity_file, "keys/id");
+	assert_string_equal(board->known_hosts_file, "keys/known");
+	assert_string_equal(board->power.name, "command");
+	on = lab_driver_option(&board->power, "on");
+	assert_non_null(on);
+	assert_true(on->is_list);
+	assert_int_equal(on->value_count, 3);
+	assert_string_equal(on->values[2], "on");
+	assert_null(on->values[3]);
+	assert_int_equal(on->where.line, 7);
+	assert_null(lab_driver_option(&board->power, "cycle"));
+	assert_string_equal(board->console.name, "tcp");
+	assert_int_equal(board->console_port, 7001);
+	assert_string_equal(lab_driver_option(&board->console, "host")->values[0], "127.77.9.4");
+	assert_false(lab_driver_option(&board->console, "host")->is_list);
+	assert_string_equal(board->fallback_release, "6.1.0-13-amd64");
+	assert_int_equal(board->boot.option_count, 0);
+	assert_int_equal(board->boot_timeout_seconds, 200);
+	assert_int_equal(board->hang_timeout_seconds, 30);
+	lab_free(scratch.lab);
+}
+
+static void test_virtual_lab_defaults_every_driver(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	assert_int_equal(load(&scratch, good_lab), 0);
+	assert_string_equal(scratch.lab->boards[1].power.name, "virtual");
+	assert_string_equal(scratch.lab->boards[1].console.name, "virtual");
+	assert_string_equal(scratch.lab->boards[1].boot.name, "virtual");
+	/* the location a driver error points at: the board, as it has no block */
+	assert_int_equal(scratch.lab->boards[1].power.where.line, 11);
+	assert_null(scratch.lab->boards[1].fallback_release);
+	assert_int_equal(scratch.lab->boards[1].hang_timeout_seconds, 0);
+	lab_free(scratch.lab);
+	/* an ssh lab gets no default: the board must say how its power is switched */
+	assert_int_equal(load(&scratch, "name: r\ntype: ssh\nboards:\n  - name: a\n    chip: ar9285\n"
+				   "    transport: {host: 127.77.9.1}\n"), 0);
+	assert_null(scratch.lab->boards[0].power.name);
+	lab_free(scratch.lab);
+}
+
+static void test_bad_limits_and_options_are_pointed_at(void **state)
+{
+	struct scratch scratch = { 0 };
+	static const struct { const char *line; int column; const char *words; } cases[] = {
+		{ "    limits: {boot: 0}\n", 20, "limits boot must be at least 1 second" },
+		{ "    limits: {hang: soon}\n", 20, "limits hang must be a whole number" },
+		{ "    limits: {nap: 3}\n", 19, "limits: unknown key 'nap' (known: boot, hang)" },
+		{ "    power: {driver: command, on: {a: b}}\n", 34, "on must be a non-empty string" },
+		{ "    power: {driver: command, on: [pdu, '']}\n", 40, "on must be a non-empty string" },
+		{ "    transport: {host: x, key: y}\n", 31, "unknown key 'key' (known: host, port, user, identity, known_hosts)" },
+	};
+	char text[512];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "name: t\nboards:\n  - name: a\n    chip: ar9285\n%s%s",
+			 strstr(cases[i].line, "transport") ? "" : "    transport: {host: 127.77.9.1}\n",
+			 cases[i].line);
+		assert_int_equal(load(&scratch, text), -EINVAL);
+		assert_error_at(&scratch, strstr(cases[i].line, "transport") ? 5 : 6, cases[i].column,
+				cases[i].words);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +300,9 @@ int main(void)
 		cmocka_unit_test(test_bad_lab_type_and_empty_file),
 		cmocka_unit_test(test_missing_file_says_so),
 		cmocka_unit_test(test_shipped_virtual_lab_loads),
+		cmocka_unit_test(test_rack_lab_loads_drivers_options_and_limits),
+		cmocka_unit_test(test_virtual_lab_defaults_every_driver),
+		cmocka_unit_test(test_bad_limits_and_options_are_pointed_at),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

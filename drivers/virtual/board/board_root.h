@@ -21,6 +21,7 @@ struct board_root_paths {
 	char socket[512];	/* run/tool.sock */
 	char uptime[512];	/* -> /proc/uptime */
 	char version[512];	/* -> /proc/version */
+	char home[512];		/* -> root's home directory */
 };
 
 void board_root_paths(const char *root, struct board_root_paths *paths);

@@ -1,0 +1,22 @@
+/*
+ * driver_context.h - what every power, console and boot driver is given when
+ * it is created for one board: the loop it runs on, the board's lab entry
+ * (its options, with their file:line:col) and where the lab keeps its state.
+ */
+#ifndef RB_DRIVER_CONTEXT_H
+#define RB_DRIVER_CONTEXT_H
+
+#include <uv.h>
+
+#include "config.h"
+
+struct driver_context {
+	uv_loop_t *loop;
+	const struct lab *lab;
+	const struct lab_board *board;
+	/* The --state directory as given (NULL: the default); the virtual
+	 * drivers find the lab's control socket under it. */
+	const char *state_option;
+};
+
+#endif

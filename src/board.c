@@ -1,0 +1,315 @@
+/* board.c - a lab board's drivers, shell access and console capture. */
+#include "board.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "path.h"
+#include "virtual/lab/lab_state.h"
+
+#define CAPTURE_MAX_LINES 20000
+#define CAPTURE_MAX_BYTES (8u << 20)
+#define CONSOLE_RETRY_MS 1000
+#define CONNECT_TIMEOUT_MS 10000
+
+/* ---- console capture -------------------------------------------------------- */
+
+static void capture_keep_line(struct console_capture *capture, const char *text, size_t length)
+{
+	char **grown;
+
+	if (capture->line_count >= CAPTURE_MAX_LINES || capture->bytes + length > CAPTURE_MAX_BYTES) {
+		capture->dropped_lines++;
+		return;
+	}
+	grown = realloc(capture->lines, (capture->line_count + 1) * sizeof(*grown));
+	if (!grown || !(grown[capture->line_count] = strndup(text, length))) {
+		if (grown)
+			capture->lines = grown;
+		capture->dropped_lines++;
+		return;
+	}
+	capture->lines = grown;
+	capture->line_count++;
+	capture->bytes += length;
+}
+
+/* Serial consoles end lines with "\r\n"; an overlong line is cut, not lost. */
+static void capture_feed(struct console_capture *capture, const char *bytes, size_t length)
+{
+	size_t i;
+
+	for (i = 0; i < length; i++) {
+		if (bytes[i] == '\n' || capture->partial_length == sizeof(capture->partial) - 1) {
+			size_t n = capture->partial_length;
+
+			while (n && capture->partial[n - 1] == '\r')
+				n--;
+			capture_keep_line(capture, capture->partial, n);
+			capture->partial_length = 0;
+			if (bytes[i] == '\n')
+				continue;
+		}
+		capture->partial[capture->partial_length++] = bytes[i];
+	}
+}
+
+int board_capture_start(struct board *board, const char *console_path)
+{
+	board_capture_reset(board);
+	board->capture.file = fopen(console_path, "w");
+	if (!board->capture.file)
+		return -errno;
+	if (!board->console_connected)
+		board_capture_note(board, "console not connected at the start of the run");
+	return 0;
+}
+
+void board_capture_note(struct board *board, const char *text)
+{
+	if (board->capture.file) {
+		fprintf(board->capture.file, "\n[rackbisect: %s]\n", text);
+		fflush(board->capture.file);
+	}
+}
+
+void board_capture_hold_lines(struct board *board)
+{
+	struct console_capture *capture = &board->capture;
+
+	if (capture->partial_length) {
+		capture_keep_line(capture, capture->partial, capture->partial_length);
+		capture->partial_length = 0;
+	}
+	capture->lines_held = true;
+}
+
+void board_capture_stop(struct board *board)
+{
+	struct console_capture *capture = &board->capture;
+
+	if (capture->partial_length) {
+		capture_keep_line(capture, capture->partial, capture->partial_length);
+		capture->partial_length = 0;
+	}
+	if (capture->file) {
+		if (capture->dropped_lines)
+			fprintf(capture->file, "\n[rackbisect: %zu console lines beyond the limit were "
+				"written here but not matched]\n", capture->dropped_lines);
+		fclose(capture->file);
+		capture->file = NULL;
+	}
+}
+
+void board_capture_reset(struct board *board)
+{
+	struct console_capture *capture = &board->capture;
+	size_t i;
+
+	board_capture_stop(board);
+	for (i = 0; i < capture->line_count; i++)
+		free(capture->lines[i]);
+	free(capture->lines);
+	memset(capture, 0, sizeof(*capture));
+}
+
+static void on_console_data(struct console *console, const char *bytes, size_t length, void *data)
+{
+	struct board *board = data;
+
+	(void)console;
+	if (!board->capture.file)
+		return;
+	fwrite(bytes, 1, length, board->capture.file);
+	fflush(board->capture.file);
+	if (!board->capture.lines_held)
+		capture_feed(&board->capture, bytes, length);
+}
+
+static void on_console_event(struct console *console, enum console_event event, const char *text,
+			     void *data)
+{
+	struct board *board = data;
+
+	(void)console;
+	board->console_connected = event == CONSOLE_CONNECTED;
+	if (event == CONSOLE_LOST) {
+		board->console_losses++;
+		board_capture_note(board, text);
+	}
+	log_event(board->log, LOG_INFO, board->name, 0,
+		  event == CONSOLE_CONNECTED ? "console-connected" : "console-lost", "%s", text);
+}
+
+/* ---- drivers ---------------------------------------------------------------- */
+
+static int unknown_driver(const struct lab_board *config, const struct lab_driver *driver,
+			  const char *kind, const char *known, char *error, size_t error_len)
+{
+	char where[512];
+
+	config_location_format(&driver->where, where, sizeof(where));
+	if (!driver->name)
+		snprintf(error, error_len, "%s: board '%s' has no %s driver (%s: {driver: NAME}, "
+			 "NAME one of: %s)", where, config->name, kind, kind, known);
+	else
+		snprintf(error, error_len, "%s: board '%s': unknown %s driver '%s' (known: %s)",
+			 where, config->name, kind, driver->name, known);
+	return -EINVAL;
+}
+
+static int open_drivers(struct board *board, const struct driver_context *context, char *error,
+			size_t error_len)
+{
+	const struct lab_board *config = board->config;
+	const struct power_ops *power = registry_power(config->power.name);
+	const struct console_ops *console = registry_console(config->console.name);
+	const struct boot_ops *boot = registry_boot(config->boot.name);
+	char known[256];
+	int rc;
+
+	if (!power) {
+		registry_power_names(known, sizeof(known));
+		return unknown_driver(config, &config->power, "power", known, error, error_len);
+	}
+	if (!console) {
+		registry_console_names(known, sizeof(known));
+		return unknown_driver(config, &config->console, "console", known, error, error_len);
+	}
+	if (!boot) {
+		registry_boot_names(known, sizeof(known));
+		return unknown_driver(config, &config->boot, "boot", known, error, error_len);
+	}
+	if ((rc = power->create(context, &board->power, error, error_len)) ||
+	    (rc = console->create(context, &board->console, error, error_len)) ||
+	    (rc = boot->create(context, &board->boot, error, error_len)))
+		return rc;
+	return 0;
+}
+
+/* A path from the lab file is relative to the lab file's directory. */
+static int resolve_lab_path(const struct lab *lab, const char *path, char *out, size_t len)
+{
+	char lab_dir[PATH_MAX];
+
+	if (path[0] == '/')
+		return path_format(out, len, "%s", path);
+	if (path_format(lab_dir, sizeof(lab_dir), "%s", lab->path))
+		return -ENAMETOOLONG;
+	return path_format(out, len, "%s/%s", dirname(lab_dir), path);
+}
+
+static int set_transport(struct board *board, const struct lab *lab, const struct lab_state *state)
+{
+	const struct lab_board *config = board->config;
+	int rc = 0;
+
+	rc = config->identity_file
+		? resolve_lab_path(lab, config->identity_file, board->identity_file,
+				   sizeof(board->identity_file))
+		: path_format(board->identity_file, sizeof(board->identity_file), "%s",
+			      state->client_key);
+	if (!rc)
+		rc = config->known_hosts_file
+			? resolve_lab_path(lab, config->known_hosts_file, board->known_hosts_file,
+					   sizeof(board->known_hosts_file))
+			: path_format(board->known_hosts_file, sizeof(board->known_hosts_file), "%s",
+				      state->known_hosts);
+	board->transport_ops = registry_transport("ssh");
+	board->transport_config = (struct transport_config){
+		.board_name = config->name,
+		.host = config->host,
+		.port = config->port,
+		.user = config->user,
+		.identity_file = board->identity_file,
+		.known_hosts_file = board->known_hosts_file,
+		.connect_timeout_ms = CONNECT_TIMEOUT_MS,
+		.keepalive_interval_ms = 5000,
+	};
+	return rc;
+}
+
+static int open_board(const struct board_set_options *options, const struct lab_state *state,
+		      struct board *board, char *error, size_t error_len)
+{
+	struct driver_context context = { options->loop, options->lab, board->config,
+					  options->state_option };
+	int rc;
+
+	board->name = board->config->name;
+	board->loop = options->loop;
+	board->log = options->log;
+	if ((rc = set_transport(board, options->lab, state))) {
+		snprintf(error, error_len, "board %s: identity or known_hosts path too long",
+			 board->name);
+		return rc;
+	}
+	if ((rc = open_drivers(board, &context, error, error_len)))
+		return rc;
+	if (options->follow_consoles)
+		return board->console->ops->start(board->console, CONSOLE_RETRY_MS, on_console_data,
+						  on_console_event, board);
+	return 0;
+}
+
+int board_set_open(const struct board_set_options *options, struct board_set *set,
+		   char *error, size_t error_len)
+{
+	struct lab_state state;
+	size_t i;
+	int rc;
+
+	memset(set, 0, sizeof(*set));
+	rc = lab_state_locate(options->lab, options->state_option, &state);
+	if (rc) {
+		snprintf(error, error_len, "lab %s: cannot locate its state directory: %s",
+			 options->lab->name, strerror(-rc));
+		return rc;
+	}
+	set->boards = calloc(options->lab->board_count, sizeof(*set->boards));
+	if (!set->boards)
+		return -ENOMEM;
+	set->count = options->lab->board_count;
+	for (i = 0; i < set->count; i++) {
+		set->boards[i].config = &options->lab->boards[i];
+		rc = open_board(options, &state, &set->boards[i], error, error_len);
+		if (rc) {
+			board_set_close(set);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+void board_set_close(struct board_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->count; i++) {
+		struct board *board = &set->boards[i];
+
+		board_capture_reset(board);
+		if (board->console)
+			board->console->ops->close(board->console);
+		if (board->power)
+			board->power->ops->close(board->power);
+		if (board->boot)
+			board->boot->ops->close(board->boot);
+	}
+	free(set->boards);
+	memset(set, 0, sizeof(*set));
+}
+
+struct board *board_set_find(struct board_set *set, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < set->count; i++) {
+		if (strcmp(set->boards[i].name, name) == 0)
+			return &set->boards[i];
+	}
+	return NULL;
+}

@@ -1,0 +1,98 @@
+/*
+ * board.h - a lab board as the engine drives it: its power, console and boot
+ * drivers (found by name in the registry), how to reach its shell, where its
+ * console goes, and whether the scheduler may use it.
+ *
+ * The console is followed from the moment the board is opened: every byte
+ * goes to the capture of the run on the board at that time (its file, and
+ * its lines for the verdict), so a hang's last words are kept.
+ */
+#ifndef RB_BOARD_H
+#define RB_BOARD_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <uv.h>
+
+#include "config.h"
+#include "registry.h"
+
+struct log;
+
+/* Lines of one run's console window, bounded: a console printing forever
+ * must not take the coordinator's memory. */
+struct console_capture {
+	FILE *file;		/* the run's console.log; NULL: not capturing */
+	char **lines;
+	size_t line_count;
+	size_t bytes;
+	char partial[4096];	/* the line being received */
+	size_t partial_length;
+	size_t dropped_lines;
+	bool lines_held;	/* the file goes on, the lines for the verdict stop */
+};
+
+struct board {
+	const struct lab_board *config;
+	const char *name;
+	uv_loop_t *loop;
+	struct log *log;
+	char identity_file[PATH_MAX];
+	char known_hosts_file[PATH_MAX];
+	struct transport_config transport_config;
+	const struct transport_ops *transport_ops;
+	struct power *power;
+	struct console *console;
+	struct boot *boot;
+	struct console_capture capture;
+	bool console_connected;
+	unsigned int console_losses;	/* a run compares it before and after */
+	/* scheduling */
+	bool busy;
+	bool offline;
+	unsigned int consecutive_infra;
+	/* the kernel the board runs, known good to run a workload on:
+	 * booted by us and no run on it since ended other than PASS */
+	char clean_release[256];
+};
+
+struct board_set {
+	struct board *boards;
+	size_t count;
+};
+
+struct board_set_options {
+	uv_loop_t *loop;
+	const struct lab *lab;
+	const char *state_option;	/* --state as given, NULL: default */
+	struct log *log;
+	bool follow_consoles;		/* false: commands that never capture (power) */
+};
+
+/*
+ * Creates every board's drivers. A driver name the registry does not know,
+ * or an option its driver refuses, is -EINVAL with `error` at the lab file's
+ * line and column. Consoles start being followed.
+ */
+int board_set_open(const struct board_set_options *options, struct board_set *set,
+		   char *error, size_t error_len);
+/* Closes drivers (pending requests fail with -ECANCELED); run the loop after
+ * to let their handles close. */
+void board_set_close(struct board_set *set);
+struct board *board_set_find(struct board_set *set, const char *name);
+
+/* The run on this board begins capturing into console_path (its own file). */
+int board_capture_start(struct board *board, const char *console_path);
+/* Marks a gap, e.g. "[rackbisect: console lost: ...]", in the capture. */
+void board_capture_note(struct board *board, const char *text);
+/* From now on console bytes go to the file only: after a hang, the lines the
+ * verdict quotes must end where the kernel under test stopped, not with the
+ * fallback kernel's boot that follows the power cycle. */
+void board_capture_hold_lines(struct board *board);
+/* Stops capturing; the lines stay in board->capture until board_capture_reset. */
+void board_capture_stop(struct board *board);
+void board_capture_reset(struct board *board);
+
+#endif

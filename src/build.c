@@ -1,0 +1,914 @@
+/*
+ * build.c - see build.h. One build is a chain of steps, each started by the
+ * previous one's completion on the loop:
+ *
+ *   resolve commit -> resolve tree -> look up the cache -+-> callback (cached)
+ *                                                        |
+ *   add worktree -> build command -> copy image -> rename staging into the
+ *   cache -> remove worktree -> callback
+ *
+ * Any step may end the chain early; the worktree and the staging directory
+ * are cleaned up on every way out. One child runs at a time per build, and
+ * the next step starts only once the child's handles are closed, so the
+ * same handles serve every child and nothing is open when the callback runs.
+ */
+#include "build.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "files.h"
+#include "path.h"
+#include "subprocess.h"
+
+/* Given to every child: git must fail, not wait for a password no one types. */
+static char *const child_settings[] = { "GIT_TERMINAL_PROMPT=0", NULL };
+
+/* Set inside git hooks (and by some shell setups): any of them would make
+ * `git -C TREE` or the build's own git calls act on another repository. */
+static const char *const repository_variables[] = {
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX",
+	"GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", NULL,
+};
+
+enum child_kind {
+	CHILD_GIT,	/* output and errors captured: an object id, or why git failed */
+	CHILD_BUILD,	/* output and errors to the log; a process group of its own */
+};
+
+struct build;
+typedef void (*child_finished_fn)(struct build *build);
+
+struct child {
+	uv_process_t process;
+	uv_pipe_t output_pipe;
+	uv_pipe_t errors_pipe;
+	int handles_open;
+	bool running;			/* started and not yet exited: cancel kills it */
+	enum child_kind kind;
+	int spawn_status;		/* uv_spawn's error; 0 when the child ran */
+	int64_t exit_status;
+	int term_signal;
+	char output[128];		/* an object id and a newline */
+	size_t output_length;
+	char errors[1024];		/* the end of git's complaint */
+	size_t errors_length;
+	char read_buffer[4096];
+	child_finished_fn on_finished;	/* once every handle above is closed */
+};
+
+struct build {
+	uv_loop_t *loop;
+	build_cb callback;
+	void *data;
+	char tree[PATH_MAX];
+	char ref[PATH_MAX];
+	char **build_argv;
+	char artifact[PATH_MAX];
+	char release_file[PATH_MAX];
+	char cache_dir[PATH_MAX];	/* absolute: git takes paths relative to -C TREE */
+	char entry[PATH_MAX];		/* <cache>/<tree id> */
+	char worktree[PATH_MAX];	/* "" until made, and once removed */
+	char staging[PATH_MAX];		/* "" until made, and once renamed or removed */
+	bool keep_staging;		/* it holds the log of a build that died */
+	int log_fd;
+	bool cancelled;
+	bool cleaning_up;		/* the result is known; only tidying is left */
+	bool finished;			/* the callback is running or has run */
+	struct child child;
+	uv_fs_t copy_request;
+	struct build_result result;
+	char error_text[PATH_MAX + 2048];
+};
+
+static void end_build(struct build *build);
+static void on_commit_resolved(struct build *build);
+static void on_tree_resolved(struct build *build);
+static void on_worktree_added(struct build *build);
+static void on_build_command_exited(struct build *build);
+static void on_worktree_removed(struct build *build);
+static void on_worktrees_pruned(struct build *build);
+
+int build_default_cache(char *path, size_t len)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	if (xdg && *xdg)
+		return path_format(path, len, "%s/rackbisect/kernels", xdg);
+	if (home && *home)
+		return path_format(path, len, "%s/.cache/rackbisect/kernels", home);
+	return -ENOENT;
+}
+
+/* ---- outcome ------------------------------------------------------------ */
+
+static void set_outcome(struct build *build, int status, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_outcome(struct build *build, int status, const char *format, ...)
+{
+	va_list args;
+
+	build->result.status = status;
+	va_start(args, format);
+	vsnprintf(build->error_text, sizeof(build->error_text), format, args);
+	va_end(args);
+}
+
+/* An errno from outside the commit, kept apart from the codes build.h gives
+ * a meaning of their own (a missing file here is not a missing commit). */
+static int trouble_status(int rc)
+{
+	if (rc == 0 || rc == -ENOENT || rc == -ENOEXEC || rc == -ECANCELED)
+		return -EIO;
+	return rc;
+}
+
+/* ---- children ----------------------------------------------------------- */
+
+/* Appends, keeping the last size-1 bytes: git's last words say the most. */
+static void keep_tail(char *buffer, size_t *length, size_t size, const char *data, size_t count)
+{
+	size_t room = size - 1;
+
+	if (count >= room) {
+		memcpy(buffer, data + count - room, room);
+		*length = room;
+	} else {
+		if (*length + count > room) {
+			size_t drop = *length + count - room;
+
+			memmove(buffer, buffer + drop, *length - drop);
+			*length -= drop;
+		}
+		memcpy(buffer + *length, data, count);
+		*length += count;
+	}
+	buffer[*length] = '\0';
+}
+
+static void on_child_handle_closed(uv_handle_t *handle)
+{
+	struct build *build = handle->data;
+
+	if (--build->child.handles_open == 0)
+		build->child.on_finished(build);
+}
+
+static void close_child_handle(uv_handle_t *handle)
+{
+	if (!uv_is_closing(handle))
+		uv_close(handle, on_child_handle_closed);
+}
+
+static void on_child_exit(uv_process_t *process, int64_t exit_status, int term_signal)
+{
+	struct build *build = process->data;
+
+	build->child.running = false;
+	build->child.exit_status = exit_status;
+	build->child.term_signal = term_signal;
+	close_child_handle((uv_handle_t *)process);
+}
+
+static void on_child_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buffer)
+{
+	struct build *build = handle->data;
+
+	(void)suggested;
+	*buffer = uv_buf_init(build->child.read_buffer, sizeof(build->child.read_buffer));
+}
+
+static void on_child_read(uv_stream_t *stream, ssize_t count, const uv_buf_t *buffer)
+{
+	struct build *build = stream->data;
+	struct child *child = &build->child;
+
+	if (count > 0 && stream == (uv_stream_t *)&child->output_pipe)
+		keep_tail(child->output, &child->output_length, sizeof(child->output),
+			  buffer->base, (size_t)count);
+	else if (count > 0)
+		keep_tail(child->errors, &child->errors_length, sizeof(child->errors),
+			  buffer->base, (size_t)count);
+	else if (count < 0)	/* end of file or a read error: nothing more comes */
+		close_child_handle((uv_handle_t *)stream);
+}
+
+static void capture_into(struct build *build, uv_pipe_t *pipe, uv_stdio_container_t *stdio)
+{
+	uv_pipe_init(build->loop, pipe, 0);
+	pipe->data = build;
+	build->child.handles_open++;
+	stdio->flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+	stdio->data.stream = (uv_stream_t *)pipe;
+}
+
+static void start_reading(uv_pipe_t *pipe)
+{
+	if (uv_read_start((uv_stream_t *)pipe, on_child_alloc, on_child_read) != 0)
+		close_child_handle((uv_handle_t *)pipe);
+}
+
+/*
+ * Starts argv (in cwd, NULL: ours). on_finished runs once the child has
+ * exited and its output is read, or once uv_spawn failed (spawn_status):
+ * always from the loop, never from here. A negative return: nothing started.
+ */
+static int child_start(struct build *build, enum child_kind kind, char *const argv[],
+		       const char *cwd, child_finished_fn on_finished)
+{
+	struct child *child = &build->child;
+	uv_process_options_t options = { 0 };
+	uv_stdio_container_t stdio[3];
+	char **environment;
+	int rc;
+
+	environment = subprocess_environment(child_settings, repository_variables);
+	if (!environment)
+		return -ENOMEM;
+	memset(child, 0, sizeof(*child));
+	child->kind = kind;
+	child->on_finished = on_finished;
+	stdio[0].flags = UV_IGNORE;
+	if (kind == CHILD_GIT) {
+		capture_into(build, &child->output_pipe, &stdio[1]);
+		capture_into(build, &child->errors_pipe, &stdio[2]);
+	} else {
+		stdio[1].flags = stdio[2].flags = UV_INHERIT_FD;
+		stdio[1].data.fd = stdio[2].data.fd = build->log_fd;
+		/* setsid: cancel kills the group, so nothing make started
+		 * outlives the build or writes into a removed worktree */
+		options.flags = UV_PROCESS_DETACHED;
+	}
+	options.file = argv[0];
+	options.args = (char **)argv;
+	options.env = environment;
+	options.cwd = cwd;
+	options.stdio = stdio;
+	options.stdio_count = 3;
+	options.exit_cb = on_child_exit;
+	child->process.data = build;
+	rc = uv_spawn(build->loop, &child->process, &options);
+	free(environment);
+	child->handles_open++;
+	if (rc != 0) {
+		child->spawn_status = rc;
+		close_child_handle((uv_handle_t *)&child->process);
+		if (kind == CHILD_GIT) {
+			close_child_handle((uv_handle_t *)&child->output_pipe);
+			close_child_handle((uv_handle_t *)&child->errors_pipe);
+		}
+		return 0;
+	}
+	child->running = true;
+	if (kind == CHILD_GIT) {
+		start_reading(&child->output_pipe);
+		start_reading(&child->errors_pipe);
+	}
+	return 0;
+}
+
+static bool child_succeeded(const struct child *child)
+{
+	return child->spawn_status == 0 && child->term_signal == 0 && child->exit_status == 0;
+}
+
+static const char *describe_exit(const struct child *child, char *text, size_t len)
+{
+	if (child->spawn_status)
+		snprintf(text, len, "could not be started: %s", uv_strerror(child->spawn_status));
+	else if (child->term_signal)
+		snprintf(text, len, "was killed by signal %d", child->term_signal);
+	else
+		snprintf(text, len, "exited with status %d", (int)child->exit_status);
+	return text;
+}
+
+/* git's stderr on one line, for an error text. */
+static const char *git_complaint(struct child *child)
+{
+	char *c;
+
+	while (child->errors_length && strchr(" \t\r\n", child->errors[child->errors_length - 1]))
+		child->errors[--child->errors_length] = '\0';
+	for (c = child->errors; *c; c++) {
+		if (*c == '\n' || *c == '\r')
+			*c = ' ';
+	}
+	return child->errors_length ? child->errors : "(git said nothing)";
+}
+
+/* A SHA-1 object id alone on its line: what rev-parse --verify prints. */
+static bool take_object_id(const char *output, char id[41])
+{
+	size_t hex = strspn(output, "0123456789abcdef");
+
+	if (hex != 40 || (output[40] != '\n' && output[40] != '\0'))
+		return false;
+	memcpy(id, output, 40);
+	id[40] = '\0';
+	return true;
+}
+
+/* ---- resolve ------------------------------------------------------------ */
+
+static int start_resolve_commit(struct build *build)
+{
+	char spec[PATH_MAX + 16];
+	char *argv[] = { "git", "-C", build->tree, "rev-parse", "--verify", "--quiet", spec, NULL };
+
+	if (path_format(spec, sizeof(spec), "%s^{commit}", build->ref))
+		return -ENAMETOOLONG;
+	return child_start(build, CHILD_GIT, argv, NULL, on_commit_resolved);
+}
+
+static void on_commit_resolved(struct build *build)
+{
+	struct child *child = &build->child;
+	char spec[64], how[128];
+	char *argv[] = { "git", "-C", build->tree, "rev-parse", "--verify", "--quiet", spec, NULL };
+	int rc;
+
+	if (build->cancelled)
+		return end_build(build);
+	if (child_succeeded(child) && take_object_id(child->output, build->result.commit)) {
+		snprintf(spec, sizeof(spec), "%s^{tree}", build->result.commit);
+		rc = child_start(build, CHILD_GIT, argv, NULL, on_tree_resolved);
+		if (rc) {
+			set_outcome(build, trouble_status(rc), "commit %s of %s: cannot start git: %s",
+				    build->result.commit, build->tree, strerror(-rc));
+			end_build(build);
+		}
+		return;
+	}
+	/* --verify --quiet exits 1, silently, for a ref that names no commit;
+	 * 128 means git could not look at all (no repository, no such dir) */
+	if (child->spawn_status == 0 && child->term_signal == 0 && child->exit_status == 1)
+		set_outcome(build, -ENOENT, "%s: '%s' names no commit; check it with: git -C %s log -1 %s",
+			    build->tree, build->ref, build->tree, build->ref);
+	else
+		set_outcome(build, -EIO, "%s: resolving '%s': git rev-parse %s: %s%s", build->tree,
+			    build->ref, describe_exit(child, how, sizeof(how)), git_complaint(child),
+			    child_succeeded(child) ? " (not a SHA-1 commit id: SHA-256 repositories "
+						      "are not supported)" : "");
+	end_build(build);
+}
+
+/* ---- cache -------------------------------------------------------------- */
+
+/* The first line of a release file, without trailing white space. */
+static int read_release(const char *path, char *release, size_t len)
+{
+	size_t end;
+	int rc = files_read_line(path, release, len);
+
+	if (rc)
+		return rc;
+	end = strlen(release);
+	while (end && strchr(" \t\r\n", release[end - 1]))
+		release[--end] = '\0';
+	return end ? 0 : -ENODATA;
+}
+
+/*
+ * Fills the result from the finished entry at build->entry: 1 when there is
+ * one, 0 when there is none, -EIO when the directory is not a finished entry
+ * (entries only ever appear whole, by rename, so someone else made it).
+ */
+static int read_entry(struct build *build)
+{
+	struct build_result *result = &build->result;
+	char image[PATH_MAX], release[PATH_MAX], failed[PATH_MAX], reason[512] = "";
+	struct stat status;
+
+	if (path_format(image, sizeof(image), "%s/image", build->entry) ||
+	    path_format(release, sizeof(release), "%s/release", build->entry) ||
+	    path_format(failed, sizeof(failed), "%s/failed", build->entry) ||
+	    path_format(result->log, sizeof(result->log), "%s/build.log", build->entry))
+		return -ENAMETOOLONG;
+	if (lstat(build->entry, &status) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (access(failed, F_OK) == 0 && access(result->log, R_OK) == 0) {
+		files_read_line(failed, reason, sizeof(reason));
+		set_outcome(build, -ENOEXEC,
+			    "commit %s does not build: %s (log: %s). This is remembered for its "
+			    "tree %s: fix the build, or remove %s to try again",
+			    result->commit, reason, result->log, result->tree_id, build->entry);
+		return 1;
+	}
+	if (access(image, R_OK) == 0 &&
+	    read_release(release, result->release, sizeof(result->release)) == 0) {
+		result->status = 0;
+		return path_format(result->image, sizeof(result->image), "%s", image) ? -ENAMETOOLONG : 1;
+	}
+	result->log[0] = '\0';
+	return -EIO;
+}
+
+static void look_up_cache(struct build *build);
+
+static void on_tree_resolved(struct build *build)
+{
+	struct child *child = &build->child;
+	char how[128];
+
+	if (build->cancelled)
+		return end_build(build);
+	if (!child_succeeded(child) || !take_object_id(child->output, build->result.tree_id)) {
+		set_outcome(build, -EIO, "commit %s of %s: git rev-parse %s^{tree} %s: %s",
+			    build->result.commit, build->tree, build->result.commit,
+			    describe_exit(child, how, sizeof(how)), git_complaint(child));
+		return end_build(build);
+	}
+	look_up_cache(build);
+}
+
+static int make_work_dirs(struct build *build);
+static void start_add_worktree(struct build *build);
+
+static void look_up_cache(struct build *build)
+{
+	int rc;
+
+	if (path_format(build->entry, sizeof(build->entry), "%s/%s", build->cache_dir,
+			build->result.tree_id)) {
+		set_outcome(build, -ENAMETOOLONG, "the build cache path %s is too long", build->cache_dir);
+		return end_build(build);
+	}
+	rc = read_entry(build);
+	if (rc == 1) {
+		build->result.cached = true;
+		return end_build(build);
+	}
+	if (rc < 0) {
+		set_outcome(build, trouble_status(rc),
+			    "commit %s: the cache entry %s for its tree is not a finished build "
+			    "(%s): remove it and ask again", build->result.commit, build->entry,
+			    strerror(-rc));
+		return end_build(build);
+	}
+	rc = make_work_dirs(build);
+	if (rc) {
+		set_outcome(build, trouble_status(rc), "commit %s: cannot prepare a build under %s: %s",
+			    build->result.commit, build->cache_dir, strerror(-rc));
+		return end_build(build);
+	}
+	start_add_worktree(build);
+}
+
+/* ---- check out and build ----------------------------------------------- */
+
+/* mkdtemp under <cache>/<parent>: unique across builds and processes. */
+static int make_unique_dir(struct build *build, const char *parent, const char *name, char *out)
+{
+	char dir[PATH_MAX];
+	int rc;
+
+	if (path_format(dir, sizeof(dir), "%s/%s", build->cache_dir, parent) ||
+	    path_format(out, PATH_MAX, "%s/%s-XXXXXX", dir, name))
+		return -ENAMETOOLONG;
+	rc = path_make_dirs(dir);
+	if (rc)
+		return rc;
+	if (!mkdtemp(out)) {
+		rc = -errno;
+		out[0] = '\0';
+	}
+	return rc;
+}
+
+static int make_work_dirs(struct build *build)
+{
+	char log[PATH_MAX];
+	int rc;
+
+	rc = make_unique_dir(build, "work", build->result.commit, build->worktree);
+	if (!rc)
+		rc = make_unique_dir(build, "staging", build->result.tree_id, build->staging);
+	if (!rc && path_format(log, sizeof(log), "%s/build.log", build->staging))
+		rc = -ENAMETOOLONG;
+	if (rc)
+		return rc;
+	build->log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	return build->log_fd < 0 ? -errno : 0;
+}
+
+static void start_add_worktree(struct build *build)
+{
+	char *argv[] = { "git", "-C", build->tree, "worktree", "add", "--detach",
+			 build->worktree, build->result.commit, NULL };
+	int rc = child_start(build, CHILD_GIT, argv, NULL, on_worktree_added);
+
+	if (rc) {
+		set_outcome(build, trouble_status(rc), "commit %s: cannot start git worktree add: %s",
+			    build->result.commit, strerror(-rc));
+		end_build(build);
+	}
+}
+
+static void write_log_header(struct build *build)
+{
+	char *const *word;
+
+	dprintf(build->log_fd, "# rackbisect: commit %s (tree %s) in %s:", build->result.commit,
+		build->result.tree_id, build->worktree);
+	for (word = build->build_argv; *word; word++)
+		dprintf(build->log_fd, " %s", *word);
+	dprintf(build->log_fd, "\n");
+}
+
+static void on_worktree_added(struct build *build)
+{
+	struct child *child = &build->child;
+	char how[128];
+	int rc;
+
+	if (build->cancelled)
+		return end_build(build);
+	if (!child_succeeded(child)) {
+		set_outcome(build, -EIO, "commit %s: checking it out with git worktree add %s %s: %s",
+			    build->result.commit, build->worktree, describe_exit(child, how, sizeof(how)),
+			    git_complaint(child));
+		return end_build(build);
+	}
+	write_log_header(build);
+	rc = child_start(build, CHILD_BUILD, build->build_argv, build->worktree,
+			 on_build_command_exited);
+	if (rc) {
+		set_outcome(build, trouble_status(rc), "commit %s: cannot start %s: %s",
+			    build->result.commit, build->build_argv[0], strerror(-rc));
+		end_build(build);
+	}
+}
+
+static void commit_entry(struct build *build);
+
+/* The commit does not build: remembered with `reason` in the entry. */
+static void record_failure(struct build *build, const char *reason)
+{
+	char marker[PATH_MAX], text[600];
+	int rc;
+
+	snprintf(text, sizeof(text), "%s\n", reason);
+	rc = path_format(marker, sizeof(marker), "%s/failed", build->staging);
+	if (!rc)
+		rc = files_write_atomic(marker, text);
+	if (rc) {
+		set_outcome(build, trouble_status(rc), "commit %s does not build (%s), and recording "
+			    "that in %s failed: %s", build->result.commit, reason, build->staging,
+			    strerror(-rc));
+		return end_build(build);
+	}
+	commit_entry(build);
+}
+
+static void on_image_copied(uv_fs_t *request);
+
+static void collect_outputs(struct build *build)
+{
+	char release[PATH_MAX], image[PATH_MAX], copy[PATH_MAX], reason[PATH_MAX + 64];
+	int rc;
+
+	if (path_format(release, sizeof(release), "%s/%s", build->worktree, build->release_file) ||
+	    path_format(image, sizeof(image), "%s/%s", build->worktree, build->artifact) ||
+	    path_format(copy, sizeof(copy), "%s/image", build->staging)) {
+		set_outcome(build, -ENAMETOOLONG, "commit %s: a path in %s is too long",
+			    build->result.commit, build->worktree);
+		return end_build(build);
+	}
+	rc = read_release(release, build->result.release, sizeof(build->result.release));
+	if (rc) {
+		snprintf(reason, sizeof(reason), "the build left no release string in %s (%s)",
+			 build->release_file, strerror(-rc));
+		return record_failure(build, reason);
+	}
+	/* an image is megabytes: copied on the loop's thread pool, not here */
+	build->copy_request.data = build;
+	rc = uv_fs_copyfile(build->loop, &build->copy_request, image, copy,
+			    UV_FS_COPYFILE_FICLONE, on_image_copied);
+	if (rc) {
+		set_outcome(build, trouble_status(rc), "commit %s: cannot copy %s: %s",
+			    build->result.commit, image, uv_strerror(rc));
+		end_build(build);
+	}
+}
+
+static void on_build_command_exited(struct build *build)
+{
+	struct child *child = &build->child;
+	char how[128], reason[256];
+
+	if (build->cancelled)
+		return end_build(build);
+	if (child->spawn_status) {
+		set_outcome(build, trouble_status(child->spawn_status),
+			    "commit %s: cannot start the build command '%s': %s; is it installed "
+			    "and in PATH?", build->result.commit, build->build_argv[0],
+			    uv_strerror(child->spawn_status));
+		return end_build(build);
+	}
+	if (child->term_signal) {
+		/* not ours (that is cancel): the OOM killer, an operator; a commit
+		 * is not remembered as broken for it */
+		build->keep_staging = true;
+		path_format(build->result.log, sizeof(build->result.log), "%s/build.log", build->staging);
+		set_outcome(build, -EINTR, "commit %s: the build command was killed by signal %d; "
+			    "nothing is remembered, ask again to retry (log: %s/build.log)",
+			    build->result.commit, child->term_signal, build->staging);
+		return end_build(build);
+	}
+	if (child->exit_status != 0) {
+		snprintf(reason, sizeof(reason), "'%s' %s", build->build_argv[0],
+			 describe_exit(child, how, sizeof(how)));
+		return record_failure(build, reason);
+	}
+	collect_outputs(build);
+}
+
+static void write_entry_files(struct build *build);
+
+static void on_image_copied(uv_fs_t *request)
+{
+	struct build *build = request->data;
+	int rc = (int)request->result;
+	char reason[PATH_MAX + 64];
+
+	uv_fs_req_cleanup(request);
+	if (build->cancelled)
+		return end_build(build);
+	if (rc == UV_ENOENT || rc == UV_EISDIR || rc == UV_ENOTDIR) {
+		snprintf(reason, sizeof(reason), "the build left no image %s (%s)", build->artifact,
+			 uv_strerror(rc));
+		return record_failure(build, reason);
+	}
+	if (rc < 0) {
+		set_outcome(build, trouble_status(rc), "commit %s: copying %s into the cache: %s",
+			    build->result.commit, build->artifact, uv_strerror(rc));
+		return end_build(build);
+	}
+	write_entry_files(build);
+}
+
+static void write_entry_files(struct build *build)
+{
+	char path[PATH_MAX], text[sizeof(build->result.release) + 1];
+	int rc;
+
+	snprintf(text, sizeof(text), "%s\n", build->result.release);
+	rc = path_format(path, sizeof(path), "%s/release", build->staging);
+	if (!rc)
+		rc = files_write_atomic(path, text);
+	if (rc) {
+		set_outcome(build, trouble_status(rc), "commit %s: writing %s: %s",
+			    build->result.commit, path, strerror(-rc));
+		return end_build(build);
+	}
+	commit_entry(build);
+}
+
+/* ---- into the cache ---------------------------------------------------- */
+
+/*
+ * Renames the staging directory to <cache>/<tree id>: the entry appears
+ * whole or not at all. When another build of the same tree got there first,
+ * its entry stands and ours goes.
+ */
+static void commit_entry(struct build *build)
+{
+	char path[PATH_MAX], text[64];
+	int rc;
+
+	snprintf(text, sizeof(text), "%s\n", build->result.commit);
+	rc = path_format(path, sizeof(path), "%s/commit", build->staging);
+	if (!rc)
+		rc = files_write_atomic(path, text);
+	close(build->log_fd);
+	build->log_fd = -1;
+	if (!rc && rename(build->staging, build->entry) != 0 && errno != EEXIST && errno != ENOTEMPTY)
+		rc = -errno;
+	if (rc) {
+		set_outcome(build, trouble_status(rc), "commit %s: moving its build into the cache "
+			    "at %s: %s", build->result.commit, build->entry, strerror(-rc));
+		return end_build(build);
+	}
+	/* renamed, or someone else's entry is there: either way ours is done */
+	files_remove_tree(build->staging);
+	build->staging[0] = '\0';
+	rc = read_entry(build);
+	if (rc != 1)
+		set_outcome(build, -EIO, "commit %s: the cache entry %s vanished or is damaged "
+			    "right after it was written: check the disk and ask again",
+			    build->result.commit, build->entry);
+	end_build(build);
+}
+
+/* ---- the end ------------------------------------------------------------- */
+
+static void start_prune(struct build *build)
+{
+	char *argv[] = { "git", "-C", build->tree, "worktree", "prune", NULL };
+
+	if (child_start(build, CHILD_GIT, argv, NULL, on_worktrees_pruned) != 0)
+		on_worktrees_pruned(build);
+}
+
+static void start_remove_worktree(struct build *build)
+{
+	char *argv[] = { "git", "-C", build->tree, "worktree", "remove", "--force",
+			 build->worktree, NULL };
+
+	if (child_start(build, CHILD_GIT, argv, NULL, on_worktree_removed) != 0)
+		on_worktree_removed(build);
+}
+
+static void free_build(struct build *build)
+{
+	char **word;
+
+	if (build->log_fd >= 0)
+		close(build->log_fd);
+	for (word = build->build_argv; word && *word; word++)
+		free(*word);
+	free(build->build_argv);
+	free(build);
+}
+
+static void deliver(struct build *build)
+{
+	struct build_result *result = &build->result;
+
+	if (build->cancelled)
+		set_outcome(build, -ECANCELED, "commit %s: the build was cancelled",
+			    result->commit[0] ? result->commit : build->ref);
+	if (result->status != 0) {
+		result->image[0] = '\0';
+		result->release[0] = '\0';
+	}
+	result->error_text = result->status ? build->error_text : NULL;
+	build->finished = true;
+	build->callback(build, result, build->data);
+	free_build(build);
+}
+
+static void on_worktrees_pruned(struct build *build)
+{
+	build->worktree[0] = '\0';
+	deliver(build);
+}
+
+static void on_worktree_removed(struct build *build)
+{
+	if (child_succeeded(&build->child)) {
+		build->worktree[0] = '\0';
+		return deliver(build);
+	}
+	/* a checkout cut short (cancelled mid-way) is no worktree git knows
+	 * how to remove: delete the directory, then let git forget it */
+	files_remove_tree(build->worktree);
+	start_prune(build);
+}
+
+/* Every way out: the result is set; tidy up, then call back. */
+static void end_build(struct build *build)
+{
+	build->cleaning_up = true;
+	if (build->log_fd >= 0) {
+		close(build->log_fd);
+		build->log_fd = -1;
+	}
+	if (build->staging[0] && !build->keep_staging)
+		files_remove_tree(build->staging);
+	if (build->worktree[0])
+		start_remove_worktree(build);
+	else
+		deliver(build);
+}
+
+/* ---- start and cancel ---------------------------------------------------- */
+
+/* Inside the worktree: relative and without "..", so what goes into the
+ * cache is the build's own output. */
+static bool is_path_inside(const char *path)
+{
+	const char *part = path;
+
+	if (!path || !*path || path[0] == '/')
+		return false;
+	for (; part; part = strchr(part, '/') ? strchr(part, '/') + 1 : NULL) {
+		if (strncmp(part, "..", 2) == 0 && (part[2] == '/' || part[2] == '\0'))
+			return false;
+	}
+	return true;
+}
+
+static char **copy_argv(char *const *argv)
+{
+	size_t count = 0, i;
+	char **copy;
+
+	while (argv[count])
+		count++;
+	copy = calloc(count + 1, sizeof(char *));
+	for (i = 0; copy && i < count; i++) {
+		copy[i] = strdup(argv[i]);
+		if (!copy[i]) {
+			while (i--)
+				free(copy[i]);
+			free(copy);
+			return NULL;
+		}
+	}
+	return copy;
+}
+
+static int check_request(const struct build_request *request)
+{
+	if (!request->tree || !*request->tree || !request->ref || !*request->ref ||
+	    !request->cache_dir || !*request->cache_dir)
+		return -EINVAL;
+	/* "--end-of-options" is not in every git: a ref starting with '-' is
+	 * refused, so that it can never be taken for an option */
+	if (request->ref[0] == '-')
+		return -EINVAL;
+	if (!is_path_inside(request->artifact) || !is_path_inside(request->release_file))
+		return -EINVAL;
+	if (request->build_argv && !request->build_argv[0])
+		return -EINVAL;
+	return 0;
+}
+
+static int copy_request(struct build *build, const struct build_request *request)
+{
+	static char *const default_argv[] = { "make", NULL };
+	char absolute[PATH_MAX];
+	int rc;
+
+	if (path_format(build->tree, sizeof(build->tree), "%s", request->tree) ||
+	    path_format(build->ref, sizeof(build->ref), "%s", request->ref) ||
+	    path_format(build->artifact, sizeof(build->artifact), "%s", request->artifact) ||
+	    path_format(build->release_file, sizeof(build->release_file), "%s", request->release_file))
+		return -ENAMETOOLONG;
+	build->build_argv = copy_argv(request->build_argv ? request->build_argv : default_argv);
+	if (!build->build_argv)
+		return -ENOMEM;
+	rc = path_make_dirs(request->cache_dir);
+	if (rc)
+		return rc;
+	if (!realpath(request->cache_dir, absolute))
+		return -errno;
+	return path_format(build->cache_dir, sizeof(build->cache_dir), "%s", absolute);
+}
+
+int build_start(uv_loop_t *loop, const struct build_request *request, build_cb callback,
+		void *data, struct build **build_out)
+{
+	struct build *build;
+	int rc;
+
+	if (!loop || !request || !callback)
+		return -EINVAL;
+	rc = check_request(request);
+	if (rc)
+		return rc;
+	build = calloc(1, sizeof(*build));
+	if (!build)
+		return -ENOMEM;
+	build->loop = loop;
+	build->callback = callback;
+	build->data = data;
+	build->log_fd = -1;
+	rc = copy_request(build, request);
+	if (!rc)
+		rc = start_resolve_commit(build);
+	if (rc) {
+		free_build(build);
+		return rc;
+	}
+	if (build_out)
+		*build_out = build;
+	return 0;
+}
+
+void build_cancel(struct build *build)
+{
+	struct child *child = &build->child;
+
+	if (build->finished || build->cancelled)
+		return;
+	build->cancelled = true;
+	/* once the result is known, the running child is tidying up: let it */
+	if (build->cleaning_up || !child->running)
+		return;
+	if (child->kind == CHILD_BUILD)
+		uv_kill(-child->process.pid, SIGKILL);
+	else
+		uv_process_kill(&child->process, SIGKILL);
+}

@@ -1,0 +1,121 @@
+/*
+ * build.h - kernel builds on the caller's libuv loop, each done once.
+ *
+ * A build resolves a ref of a git tree to a commit and that commit to its
+ * git tree id, and keeps what it made under <cache>/<tree id>/, so every
+ * commit with the same content (a revert of a revert, an empty commit, the
+ * same patch on another branch) shares one build:
+ *
+ *   <cache>/<tree id>/image       the kernel image (the artifact, copied)
+ *   <cache>/<tree id>/release     its `uname -r` string, one line
+ *   <cache>/<tree id>/commit      the commit that was built
+ *   <cache>/<tree id>/build.log   the build's standard output and error
+ *   <cache>/<tree id>/failed      present when it did not build: why
+ *
+ * A commit that does not build is remembered too: asking again reports the
+ * failure with its log and builds nothing. Remove <cache>/<tree id> to retry.
+ *
+ * The commit is checked out in a new worktree <cache>/work/<commit>-XXXXXX
+ * (the tree's own checkout and index are never touched) and built there with
+ * build_argv; the entry is written into <cache>/staging/ and renamed into
+ * place, so a crash never leaves half an entry. The worktree is removed
+ * however the build ends, before the callback runs.
+ *
+ * Every child (git, the build command) is started with uv_spawn and an argv,
+ * never through a shell, and is waited for on the loop: nothing blocks on a
+ * child. Children inherit the caller's environment, except that git never
+ * prompts (GIT_TERMINAL_PROMPT=0) and variables that would point git at
+ * another repository (GIT_DIR, GIT_WORK_TREE, ...) are dropped. The build
+ * command runs in a process group of its own so that cancelling it ends
+ * everything it started.
+ *
+ *   struct build_request request = {
+ *       .tree = "/src/linux", .ref = "v6.9-rc1",
+ *       .artifact = "arch/x86/boot/bzImage",
+ *       .release_file = "include/config/kernel.release",
+ *       .cache_dir = "/var/cache/rackbisect/kernels",
+ *   };
+ *   rc = build_start(loop, &request, on_built, context, &build);
+ *   ...
+ *   static void on_built(struct build *build, const struct build_result *result, void *data)
+ *   { if (result->status == 0) boot(result->image, result->release); ... }
+ *
+ * Several builds may run at once on one loop, of the same commit or not.
+ * There is no global state; a build is used from its loop's thread only.
+ */
+#ifndef RB_BUILD_H
+#define RB_BUILD_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <uv.h>
+
+struct build;
+
+struct build_request {
+	const char *tree;		/* git work tree (or repository) path */
+	const char *ref;		/* anything `git rev-parse` takes; not starting with '-' */
+	char *const *build_argv;	/* NULL-terminated, run in the worktree; NULL: {"make"} */
+	const char *artifact;		/* the image, relative to the tree: "arch/x86/boot/bzImage" */
+	const char *release_file;	/* relative: "include/config/kernel.release" */
+	const char *cache_dir;		/* created if missing */
+};
+
+/*
+ * status:
+ *   0            built now, or found in the cache (cached says which)
+ *   -ENOEXEC     the commit does not build: the build command failed, or left
+ *                no artifact or release string; log says why. Remembered.
+ *   -ENOENT      ref names no commit in tree
+ *   -ECANCELED   build_cancel() was called
+ *   other -errno trouble outside the commit (git failed, the cache's disk is
+ *                full, the build was killed by a signal not ours, ...):
+ *                nothing is remembered, asking again retries. Never one of
+ *                the codes above.
+ */
+struct build_result {
+	int status;
+	bool cached;			/* nothing was built for this request */
+	char commit[41];		/* full commit id ("" when ref named none) */
+	char tree_id[41];		/* its git tree id, the cache key */
+	char image[PATH_MAX];		/* <cache>/<tree id>/image; "" unless status is 0 */
+	char release[256];		/* `uname -r` once booted; "" unless status is 0 */
+	char log[PATH_MAX];		/* the build's log, kept for failures too; "" if none ran */
+	const char *error_text;		/* what went wrong, naming the commit and the step,
+					 * and what to do; NULL when status is 0 */
+};
+
+/*
+ * Called exactly once per started build, never from within build_start().
+ * result and the build are valid during the call only: the build is freed
+ * when the callback returns.
+ */
+typedef void (*build_cb)(struct build *build, const struct build_result *result, void *data);
+
+/*
+ * Starts building request->ref. The request's strings are copied. Returns 0
+ * and sets *build_out (may be NULL) when the callback will be called;
+ * otherwise a negative errno and the callback is never called:
+ *   -EINVAL  a field is missing, ref starts with '-', or artifact or
+ *            release_file is absolute or contains a ".." component
+ *   -ENAMETOOLONG, -ENOMEM, or why cache_dir could not be created.
+ */
+int build_start(uv_loop_t *loop, const struct build_request *request, build_cb callback,
+		void *data, struct build **build_out);
+
+/*
+ * Ends the build: the running child (and, for the build command, its whole
+ * process group) is killed with SIGKILL, the worktree and the unfinished
+ * entry are removed, and the callback reports -ECANCELED (an entry already
+ * in the cache stays there). The build is freed once
+ * its handles are closed, after the callback. Only before the callback has
+ * been called; calling it from the callback itself does nothing.
+ */
+void build_cancel(struct build *build);
+
+/* $XDG_CACHE_HOME/rackbisect/kernels, else ~/.cache/rackbisect/kernels;
+ * 0, -ENOENT when neither variable is set, or -ENAMETOOLONG. */
+int build_default_cache(char *path, size_t len);
+
+#endif

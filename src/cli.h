@@ -1,0 +1,79 @@
+/*
+ * cli.h - what every command of build/rackbisect shares: the global options,
+ * option parsing, finding the lab, the job and the state, and exit codes.
+ * Commands live in cli_*.c, one file per family; each parses and prints and
+ * leaves the work to the library (run.c, scheduler.c, store.c, ...).
+ */
+#ifndef RB_CLI_H
+#define RB_CLI_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "job_config.h"
+#include "virtual/lab/lab_state.h"
+
+/* DESIGN.md "Output formats": exit codes. */
+enum cli_exit {
+	CLI_EXIT_OK = 0,
+	CLI_EXIT_FAIL = 1,	/* a regression / a FAIL */
+	CLI_EXIT_USAGE = 2,	/* usage or configuration error */
+	CLI_EXIT_INFRA = 3,	/* lab trouble */
+};
+
+struct cli_globals {
+	const char *lab_option;		/* --lab as given; NULL: labs/virtual.yaml */
+	const char *tree;		/* --tree */
+	const char *state;		/* --state */
+	const char *junit;		/* --junit FILE */
+	bool verbose;			/* -v */
+	bool json;			/* --json */
+	char lab_path[PATH_MAX];	/* the lab file found */
+};
+
+/* An option of one command: --name VALUE (or --name=VALUE), or a flag. */
+struct cli_option {
+	const char *name;		/* "commit" */
+	const char **value;		/* NULL for a flag */
+	bool *flag;
+};
+
+/*
+ * Parses argv[1..] (argv[0] is the command word): global options anywhere,
+ * the command's own, the rest positional (into positional[], at most
+ * max_positional). 0 on success; CLI_EXIT_USAGE after printing what is wrong
+ * and the usage; -1 when --help printed the usage (exit 0).
+ */
+int cli_parse(int argc, char **argv, const struct cli_option *options, struct cli_globals *globals,
+	      const char **positional, size_t max_positional, size_t *positional_count,
+	      const char *usage);
+
+/*
+ * A path the user gave, or one of rackbisect's own files when it is not
+ * there relative to the current directory (`git bisect run` starts us inside
+ * the kernel tree): tries PATH, then <checkout>/PATH.
+ */
+int cli_find_file(const char *path, char *out, size_t len);
+
+/* Loads the lab (--lab or labs/virtual.yaml); prints the error, returns NULL. */
+struct lab *cli_load_lab(struct cli_globals *globals);
+struct job *cli_load_job(const char *path);
+
+/* The state directory (created 0700) and its database path. */
+int cli_state(const struct lab *lab, const struct cli_globals *globals, struct lab_state *state,
+	      char *database, size_t database_len);
+
+/* drivers/workload of this checkout. */
+int cli_workload_dir(char *out, size_t len);
+/* rackbisect-vlab: $RACKBISECT_VLAB, else beside this program. */
+int cli_vlab_program(char *out, size_t len);
+
+/* Runs argv (no shell) with our standard input and output, and waits: its
+ * exit status, 128+N for signal N, or a negative errno if it did not start. */
+int cli_spawn_wait(char *const argv[]);
+
+void cli_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

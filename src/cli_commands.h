@@ -1,0 +1,16 @@
+/*
+ * cli_commands.h - the commands main.c dispatches to. Each takes argv with
+ * its own word as argv[0] and returns the process's exit status.
+ */
+#ifndef RB_CLI_COMMANDS_H
+#define RB_CLI_COMMANDS_H
+
+int cli_lab(int argc, char **argv);	/* cli_lab.c */
+int cli_run(int argc, char **argv);	/* cli_run.c */
+int cli_test(int argc, char **argv);	/* cli_run.c */
+int cli_power(int argc, char **argv);	/* cli_board.c */
+int cli_console(int argc, char **argv);	/* cli_board.c */
+int cli_runs(int argc, char **argv);	/* cli_runs.c */
+int cli_show(int argc, char **argv);	/* cli_runs.c */
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * cli_lab.c - `rackbisect lab up|down|status|trust LAB`. A virtual lab is
+ * started and stopped by the virtual lab program (rackbisect-vlab); trust
+ * records each board's current host key, which nothing else ever does.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_commands.h"
+#include "files.h"
+#include "path.h"
+#include "subprocess.h"
+
+static const char lab_usage[] =
+	"usage: rackbisect lab up|down|status|trust [LAB] [--state DIR]\n"
+	"\n"
+	"  up      start a virtual lab's boards (sshd hosts, consoles, power) and\n"
+	"          record the host keys it generated in the lab's known_hosts\n"
+	"  down    stop them; no process of the lab is left\n"
+	"  status  each board's state\n"
+	"  trust   show each board's current host key fingerprints and record them in\n"
+	"          the lab's known_hosts (after a board was reinstalled: a changed key\n"
+	"          is otherwise refused)\n"
+	"LAB is a lab file (default labs/virtual.yaml, or --lab).\n";
+
+static int delegate_to_vlab(const char *action, const struct cli_globals *globals)
+{
+	char vlab[PATH_MAX];
+	char *argv[6] = { vlab, (char *)action, (char *)globals->lab_path, NULL, NULL, NULL };
+
+	if (cli_vlab_program(vlab, sizeof(vlab))) {
+		cli_error("cannot find rackbisect-vlab beside this program (run make)");
+		return CLI_EXIT_USAGE;
+	}
+	if (globals->state) {
+		argv[3] = "--state";
+		argv[4] = (char *)globals->state;
+	}
+	return cli_spawn_wait(argv);
+}
+
+/* ---- trust ------------------------------------------------------------------------- */
+
+static int fingerprints(const char *keys_file, char **text)
+{
+	char *argv[] = { "ssh-keygen", "-l", "-f", (char *)keys_file, NULL };
+
+	return subprocess_run(argv, NULL, text);
+}
+
+static int forget_old_keys(const char *known_hosts, const char *name)
+{
+	char *argv[] = { "ssh-keygen", "-R", (char *)name, "-f", (char *)known_hosts, NULL };
+	char old[PATH_MAX];
+	int rc;
+
+	if (access(known_hosts, F_OK) != 0)
+		return 0;
+	rc = subprocess_run(argv, NULL, NULL);
+	if (path_format(old, sizeof(old), "%s.old", known_hosts) == 0)
+		unlink(old);
+	return rc;
+}
+
+static int append_keys(const char *known_hosts, const char *keys)
+{
+	FILE *file = fopen(known_hosts, "a");
+
+	if (!file)
+		return -errno;
+	fputs(keys, file);
+	return fclose(file) == 0 ? 0 : -errno;
+}
+
+static int trust_board(const struct lab_board *board, const struct lab_state *state)
+{
+	char port[16], name[300], keys_file[PATH_MAX];
+	char *scan_argv[] = { "ssh-keyscan", "-T", "10", "-p", port, board->host, NULL };
+	char *keys = NULL, *prints = NULL;
+	int rc;
+
+	snprintf(port, sizeof(port), "%u", board->port);
+	snprintf(name, sizeof(name), board->port == 22 ? "%s" : "[%s]:%u", board->host, board->port);
+	rc = subprocess_run(scan_argv, NULL, &keys);
+	if (rc != 0 || !keys || !*keys) {
+		printf("%s: %s: no host key (is the board up?)\n", board->name, name);
+		free(keys);
+		return -EHOSTUNREACH;
+	}
+	if (path_format(keys_file, sizeof(keys_file), "%s/trust-%s.keys", state->dir, board->name) ||
+	    files_write_atomic(keys_file, keys) || fingerprints(keys_file, &prints) != 0) {
+		free(keys);
+		return -EIO;
+	}
+	printf("%s: %s\n%s", board->name, name, prints);
+	rc = forget_old_keys(state->known_hosts, name);
+	if (rc == 0)
+		rc = append_keys(state->known_hosts, keys);
+	unlink(keys_file);
+	free(keys);
+	free(prints);
+	return rc;
+}
+
+static int trust_lab(const struct lab *lab, const struct cli_globals *globals)
+{
+	struct lab_state state;
+	char database[PATH_MAX];
+	size_t i, failed = 0;
+
+	if (cli_state(lab, globals, &state, database, sizeof(database)) || path_make_dirs(state.dir))
+		return CLI_EXIT_INFRA;
+	for (i = 0; i < lab->board_count; i++)
+		failed += trust_board(&lab->boards[i], &state) != 0;
+	printf("recorded in %s%s\n", state.known_hosts, failed ? " (some boards had no key)" : "");
+	return failed ? CLI_EXIT_INFRA : 0;
+}
+
+int cli_lab(int argc, char **argv)
+{
+	struct cli_globals globals = { 0 };
+	const char *positional[2];
+	struct lab *lab;
+	size_t count;
+	int rc = cli_parse(argc, argv, NULL, &globals, positional, 2, &count, lab_usage);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (count < 1) {
+		fprintf(stderr, "rackbisect: lab needs up, down, status or trust\n%s", lab_usage);
+		return CLI_EXIT_USAGE;
+	}
+	if (count == 2)
+		globals.lab_option = positional[1];
+	if (!(lab = cli_load_lab(&globals)))
+		return CLI_EXIT_USAGE;
+	if (strcmp(positional[0], "trust") == 0) {
+		rc = trust_lab(lab, &globals);
+	} else if (strcmp(positional[0], "up") && strcmp(positional[0], "down") &&
+		   strcmp(positional[0], "status")) {
+		fprintf(stderr, "rackbisect: unknown lab action '%s'\n%s", positional[0], lab_usage);
+		rc = CLI_EXIT_USAGE;
+	} else if (strcmp(lab->type, "virtual") != 0) {
+		cli_error("lab %s is of type %s: its boards are real machines, started and stopped "
+			  "by their owners; `rackbisect lab up` starts virtual labs only", lab->name,
+			  lab->type);
+		rc = CLI_EXIT_USAGE;
+	} else {
+		rc = delegate_to_vlab(positional[0], &globals);
+	}
+	lab_free(lab);
+	return rc;
+}

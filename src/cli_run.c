@@ -1,0 +1,612 @@
+/*
+ * cli_run.c - `rackbisect run` and `rackbisect test`: build a commit, run the
+ * job's matrix on the lab, print it, and exit with what it amounts to.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "board.h"
+#include "build.h"
+#include "cli.h"
+#include "cli_commands.h"
+#include "log.h"
+#include "path.h"
+#include "report_junit.h"
+#include "run.h"
+#include "scheduler.h"
+#include "store.h"
+
+enum run_mode { MODE_RUN, MODE_TEST };
+
+struct run_command {
+	enum run_mode mode;
+	struct cli_globals globals;
+	const char *job_path;
+	const char *commit_option;
+	const char *boards_option;
+	const char *repeat_option;
+	char tree[PATH_MAX];
+	char database[PATH_MAX];
+	char runs_dir[PATH_MAX];
+	char workload_dir[PATH_MAX];
+	char cache_dir[PATH_MAX];
+	struct lab *lab;
+	struct job *job;
+	struct lab_state state;
+	struct store *store;
+	uv_loop_t loop;
+	struct log log;
+	struct board_set boards;
+	struct board **selected;
+	size_t selected_count;
+	struct run_environment environment;
+	struct build_result build;
+	int64_t build_id;
+	char build_failure[PATH_MAX + 64];
+	struct scheduler *scheduler;
+	int lock_fd;
+	bool loop_ready;
+	int exit_code;
+};
+
+static const char run_usage[] =
+	"usage: rackbisect run JOB --commit REF [--boards SELECTOR] [--repeat N] [--tree DIR]\n"
+	"                      [--lab LAB] [--state DIR] [--junit FILE] [--json] [-v]\n"
+	"\n"
+	"Builds REF of the job's kernel tree (--tree overrides it), boots it on every\n"
+	"board of the lab the job selects (SELECTOR narrows them: board names, tags or\n"
+	"chips, comma-separated), runs each workload (each repeat N times more), and\n"
+	"prints a board x workload matrix. Runs that fail for the lab's sake (INFRA)\n"
+	"are retried on another board of the same chip.\n"
+	"Exit: 0 all PASS, 1 a FAIL (or SKIP: it did not build or boot), 3 INFRA left\n"
+	"after retries, 2 usage or configuration error.\n";
+
+static const char test_usage[] =
+	"usage: rackbisect test JOB [--commit REF] [--boards SELECTOR] [--tree DIR] ...\n"
+	"\n"
+	"For `git bisect run`: REF defaults to HEAD of the tree, and the tree to the\n"
+	"current directory (git bisect run starts us there). The job runs as with\n"
+	"`rackbisect run`; the exit status is git's: 0 good, 1 bad (a FAIL), 125 skip\n"
+	"(the commit does not build, or does not boot per the job's policy), 128 abort\n"
+	"(INFRA: lab trouble is not evidence, the bisection must stop, not guess).\n";
+
+/* ---- setup ------------------------------------------------------------------------ */
+
+static int parse(struct run_command *command, int argc, char **argv)
+{
+	const struct cli_option options[] = {
+		{ "commit", &command->commit_option, NULL },
+		{ "boards", &command->boards_option, NULL },
+		{ "repeat", &command->repeat_option, NULL },
+		{ NULL, NULL, NULL },
+	};
+	const char *usage = command->mode == MODE_RUN ? run_usage : test_usage;
+	const char *positional[1];
+	size_t count;
+	int rc = cli_parse(argc, argv, options, &command->globals, positional, 1, &count, usage);
+
+	if (rc)
+		return rc;
+	if (count != 1) {
+		fprintf(stderr, "rackbisect: %s needs a JOB file\n%s", argv[0], usage);
+		return CLI_EXIT_USAGE;
+	}
+	command->job_path = positional[0];
+	if (command->mode == MODE_RUN && !command->commit_option) {
+		fprintf(stderr, "rackbisect: run needs --commit REF\n%s", usage);
+		return CLI_EXIT_USAGE;
+	}
+	if (command->commit_option && command->commit_option[0] == '-') {
+		cli_error("--commit '%s' is not a commit (it looks like an option)",
+			  command->commit_option);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static unsigned int repeat_factor(const char *text, int *rc)
+{
+	char *end;
+	unsigned long value;
+
+	*rc = 0;
+	if (!text)
+		return 1;
+	value = strtoul(text, &end, 10);
+	if (*end || value == 0 || value > 1000 || text[0] == '-') {
+		cli_error("--repeat must be a whole number 1..1000, not '%s'", text);
+		*rc = CLI_EXIT_USAGE;
+	}
+	return (unsigned int)value;
+}
+
+static int choose_tree(struct run_command *command)
+{
+	const char *tree = command->globals.tree ? command->globals.tree : command->job->kernel.tree;
+	char where[512];
+
+	if (!tree && command->mode == MODE_TEST)
+		tree = ".";
+	if (!tree) {
+		config_location_format(&command->job->kernel.tree_where, where, sizeof(where));
+		cli_error("job %s names no kernel tree: give --tree DIR", command->job->path);
+		return CLI_EXIT_USAGE;
+	}
+	if (!realpath(tree, command->tree)) {
+		cli_error("kernel tree %s: %s (give --tree DIR, a git checkout)", tree, strerror(errno));
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* A board matches the selector when one of its items is the board's name, chip or a tag. */
+static bool board_matches(const struct lab_board *board, const char *selector)
+{
+	char *copy = strdup(selector), *save = NULL, *item;
+	bool match = false;
+	size_t t;
+
+	for (item = copy ? strtok_r(copy, ",", &save) : NULL; item && !match;
+	     item = strtok_r(NULL, ",", &save)) {
+		match = strcmp(item, board->name) == 0 || strcmp(item, board->chip) == 0;
+		for (t = 0; t < board->tag_count && !match; t++)
+			match = strcmp(item, board->tags[t]) == 0;
+	}
+	free(copy);
+	return match;
+}
+
+static int select_boards(struct run_command *command)
+{
+	size_t i;
+
+	command->selected = calloc(command->boards.count + 1, sizeof(*command->selected));
+	if (!command->selected)
+		return -ENOMEM;
+	for (i = 0; i < command->boards.count; i++) {
+		struct board *board = &command->boards.boards[i];
+
+		if (!job_selects_board(command->job, board->config))
+			continue;
+		if (command->boards_option && !board_matches(board->config, command->boards_option))
+			continue;
+		command->selected[command->selected_count++] = board;
+	}
+	if (command->selected_count == 0) {
+		cli_error("no board of lab %s (%s) is selected by job %s%s%s", command->lab->name,
+			  command->lab->path, command->job->path,
+			  command->boards_option ? " and --boards " : "",
+			  command->boards_option ? command->boards_option : "");
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* One coordinator per lab at a time: two would power-cycle each other's boards. */
+static int lock_lab(struct run_command *command)
+{
+	char path[PATH_MAX];
+
+	if (path_make_dirs(command->state.dir) ||
+	    path_format(path, sizeof(path), "%s/coordinator.lock", command->state.dir))
+		return CLI_EXIT_INFRA;
+	command->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (command->lock_fd < 0 || flock(command->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		cli_error("another rackbisect is using lab %s (lock %s held); wait for it to finish",
+			  command->lab->name, path);
+		return CLI_EXIT_INFRA;
+	}
+	return 0;
+}
+
+/* Runs a killed coordinator left behind on this lab's boards never got a
+ * result: they are closed as INFRA (never as evidence), nothing is lost. */
+static void close_interrupted_runs(struct run_command *command)
+{
+	struct store_run_list list;
+	size_t i;
+
+	if (store_runs_unfinished(command->store, &list) != 0)
+		return;
+	for (i = 0; i < list.count; i++) {
+		const struct store_run *run = &list.runs[i];
+
+		if (run->board && !lab_find_board(command->lab, run->board))
+			continue;
+		if (store_run_finish(command->store, run->id, &(struct store_result){
+			    .outcome = RUN_INFRA,
+			    .cause = "interrupted: the coordinator stopped before the run finished" }) == 0)
+			log_event(&command->log, LOG_NOTICE, run->board, run->id, "interrupted",
+				  "closed as INFRA: its coordinator stopped mid-run");
+	}
+	store_run_list_release(&list);
+}
+
+static int open_everything(struct run_command *command)
+{
+	char error[1024];
+	int rc;
+
+	if (!(command->lab = cli_load_lab(&command->globals)) ||
+	    !(command->job = cli_load_job(command->job_path)))
+		return CLI_EXIT_USAGE;
+	if ((rc = choose_tree(command)))
+		return rc;
+	if (cli_state(command->lab, &command->globals, &command->state, command->database,
+		      sizeof(command->database)))
+		return CLI_EXIT_INFRA;
+	if (cli_workload_dir(command->workload_dir, sizeof(command->workload_dir))) {
+		cli_error("cannot find drivers/workload beside this program");
+		return CLI_EXIT_USAGE;
+	}
+	if (path_format(command->runs_dir, sizeof(command->runs_dir), "%s/runs", command->state.base) ||
+	    path_format(command->cache_dir, sizeof(command->cache_dir), "%s/kernels",
+			command->state.base))
+		return CLI_EXIT_USAGE;
+	if ((rc = lock_lab(command)))
+		return rc;
+	rc = store_open(command->database, &command->store);
+	if (rc) {
+		cli_error("%s", command->store ? store_error_message(command->store) : strerror(-rc));
+		return CLI_EXIT_INFRA;
+	}
+	uv_loop_init(&command->loop);
+	command->loop_ready = true;
+	log_init(&command->log, stderr, command->globals.verbose, command->store);
+	close_interrupted_runs(command);
+	rc = board_set_open(&(struct board_set_options){ &command->loop, command->lab,
+							 command->globals.state, &command->log, true },
+			    &command->boards, error, sizeof(error));
+	if (rc) {
+		fprintf(stderr, "rackbisect: %s\n", error);
+		return CLI_EXIT_USAGE;
+	}
+	return select_boards(command);
+}
+
+/* ---- build, then the matrix ------------------------------------------------------ */
+
+static void on_scheduler_done(struct scheduler *scheduler, void *data)
+{
+	struct run_command *command = data;
+
+	(void)scheduler;
+	/* the boards stay open for the report; cleanup() closes them */
+	uv_stop(&command->loop);
+}
+
+static void start_matrix(struct run_command *command)
+{
+	struct scheduler_options options = {
+		.environment = &command->environment,
+		.boards = command->selected,
+		.board_count = command->selected_count,
+		.spec = {
+			.commit = command->build.commit,
+			.build_id = command->build_id,
+			.image = command->build.status == 0 ? command->build.image : NULL,
+			.release = command->build.release,
+			.build_failure = command->build.status == 0 ? NULL : command->build_failure,
+		},
+	};
+	int rc;
+
+	options.repeat_factor = repeat_factor(command->repeat_option, &rc);
+	command->environment = (struct run_environment){
+		.loop = &command->loop, .store = command->store, .log = &command->log,
+		.job = command->job, .job_name = command->job->name,
+		.runs_dir = command->runs_dir, .workload_dir = command->workload_dir,
+	};
+	rc = scheduler_start(&options, on_scheduler_done, command, &command->scheduler);
+	if (rc) {
+		cli_error("cannot schedule the runs: %s", strerror(-rc));
+		command->exit_code = CLI_EXIT_INFRA;
+		board_set_close(&command->boards);
+	}
+}
+
+static void record_build(struct run_command *command)
+{
+	const struct build_result *build = &command->build;
+	int rc = store_build_record(command->store, &(struct store_build){
+		.commit = build->commit, .tree = build->tree_id,
+		.status = build->status == 0 ? BUILD_BUILT : BUILD_FAILED,
+		.release = build->status == 0 ? build->release : NULL,
+		.artifact_path = build->status == 0 ? build->image : NULL,
+		.log_path = build->log }, &command->build_id);
+
+	if (rc)
+		log_event(&command->log, LOG_NOTICE, NULL, 0, "store-error", "%s",
+			  store_error_message(command->store));
+}
+
+static void on_built(struct build *build, const struct build_result *result, void *data)
+{
+	struct run_command *command = data;
+
+	(void)build;
+	command->build = *result;
+	command->build.error_text = NULL;
+	if (result->status == -ENOENT || result->status == -EINVAL) {
+		cli_error("%s", result->error_text ? result->error_text : "no such commit");
+		command->exit_code = CLI_EXIT_USAGE;
+		board_set_close(&command->boards);
+		return;
+	}
+	if (result->status && result->status != -ENOEXEC) {
+		cli_error("building %s: %s", command->commit_option ? command->commit_option : "HEAD",
+			  result->error_text ? result->error_text : strerror(-result->status));
+		command->exit_code = CLI_EXIT_INFRA;
+		board_set_close(&command->boards);
+		return;
+	}
+	if (result->status == -ENOEXEC)
+		snprintf(command->build_failure, sizeof(command->build_failure),
+			 "build of %.12s failed (log: %s)", result->commit, result->log);
+	log_event(&command->log, LOG_INFO, NULL, 0, result->status ? "build-failed" : "built",
+		  "%s %s%s", result->commit, result->status ? result->log : result->release,
+		  result->cached ? " (cached)" : "");
+	record_build(command);
+	start_matrix(command);
+}
+
+static int start_build(struct run_command *command)
+{
+	struct build_request request = {
+		.tree = command->tree,
+		.ref = command->commit_option ? command->commit_option : "HEAD",
+		.build_argv = command->job->kernel.build_argv,
+		.artifact = command->job->kernel.artifact,
+		.release_file = command->job->kernel.release,
+		.cache_dir = command->cache_dir,
+	};
+	struct build *build;
+	int rc;
+
+	log_progress(&command->log, "building %s in %s", request.ref, command->tree);
+	rc = build_start(&command->loop, &request, on_built, command, &build);
+	if (rc) {
+		cli_error("cannot build %s: %s", request.ref, strerror(-rc));
+		return rc == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_INFRA;
+	}
+	return 0;
+}
+
+/* ---- output --------------------------------------------------------------------------- */
+
+/* The worst outcome over a board's repeats of one workload, and how many. */
+struct matrix_entry {
+	enum verdict_outcome outcome;
+	unsigned int worst_count;
+	unsigned int total;
+	const struct scheduler_cell *example;	/* of the worst outcome */
+};
+
+static int outcome_rank(enum verdict_outcome outcome)
+{
+	static const int rank[] = { [VERDICT_PASS] = 0, [VERDICT_SKIP] = 1, [VERDICT_INFRA] = 2,
+				    [VERDICT_FAIL] = 3 };
+	return rank[outcome];
+}
+
+static struct matrix_entry matrix_entry(const struct scheduler_cell *cells, size_t count,
+					const struct board *board, const struct job_workload *workload)
+{
+	struct matrix_entry entry = { VERDICT_PASS, 0, 0, NULL };
+	size_t i;
+
+	for (i = 0; i < count; i++) {
+		const struct scheduler_cell *cell = &cells[i];
+
+		if (cell->home != board || cell->workload != workload)
+			continue;
+		entry.total++;
+		if (!entry.example || outcome_rank(cell->outcome) > outcome_rank(entry.outcome)) {
+			entry.outcome = cell->outcome;
+			entry.worst_count = 0;
+			entry.example = cell;
+		}
+		entry.worst_count += cell->outcome == entry.outcome;
+	}
+	return entry;
+}
+
+static void print_symptom_evidence(struct run_command *command, int64_t run_id)
+{
+	struct store_run run;
+	size_t i;
+
+	if (store_run_get(command->store, run_id, &run) != 0)
+		return;
+	for (i = 0; i < run.symptom_count; i++)
+		printf("      %s: %s\n", run.symptoms[i].name,
+		       run.symptoms[i].evidence ? run.symptoms[i].evidence : "");
+	store_run_release(&run);
+}
+
+static void print_matrix(struct run_command *command, const struct scheduler_cell *cells,
+			 size_t count)
+{
+	const struct job *job = command->job;
+	size_t b, w, i;
+
+	printf("job %s, commit %.12s (%s), release %s, lab %s\n\n", job->name, command->build.commit,
+	       command->commit_option ? command->commit_option : "HEAD",
+	       command->build.status == 0 ? command->build.release : "(did not build)",
+	       command->lab->name);
+	printf("%-8s %-8s", "board", "chip");
+	for (w = 0; w < job->workload_count; w++)
+		printf(" %-10s", job->workloads[w].name);
+	printf("\n");
+	for (b = 0; b < command->selected_count; b++) {
+		const struct board *board = command->selected[b];
+
+		printf("%-8s %-8s", board->name, board->config->chip);
+		for (w = 0; w < job->workload_count; w++) {
+			struct matrix_entry entry = matrix_entry(cells, count, board, &job->workloads[w]);
+			char text[32];
+
+			if (entry.total > 1 && entry.outcome != VERDICT_PASS)
+				snprintf(text, sizeof(text), "%s %u/%u", verdict_outcome_name(entry.outcome),
+					 entry.worst_count, entry.total);
+			else
+				snprintf(text, sizeof(text), "%s", verdict_outcome_name(entry.outcome));
+			printf(" %-10s", text);
+		}
+		printf("\n");
+	}
+	for (i = 0; i < count; i++) {
+		const struct scheduler_cell *cell = &cells[i];
+
+		if (cell->outcome == VERDICT_PASS)
+			continue;
+		printf("\n  %s %s #%u: run %" PRId64 "%s%s: %s\n", cell->home->name, cell->workload->name,
+		       cell->repeat_index + 1, cell->run_id,
+		       strcmp(cell->ran_on, cell->home->name) && cell->ran_on[0] ? " on " : "",
+		       strcmp(cell->ran_on, cell->home->name) && cell->ran_on[0] ? cell->ran_on : "",
+		       cell->summary);
+		if (cell->outcome == VERDICT_FAIL)
+			print_symptom_evidence(command, cell->run_id);
+	}
+	printf("\nrun logs: %s/<run>/\n", command->runs_dir);
+}
+
+static void print_json(struct run_command *command, const struct scheduler_cell *cells, size_t count,
+		       int exit_code)
+{
+	json_t *root = json_object(), *list = json_array();
+	size_t i;
+
+	json_object_set_new(root, "job", json_string(command->job->name));
+	json_object_set_new(root, "lab", json_string(command->lab->name));
+	json_object_set_new(root, "commit", json_string(command->build.commit));
+	json_object_set_new(root, "release", command->build.status == 0
+			    ? json_string(command->build.release) : json_null());
+	json_object_set_new(root, "exit_code", json_integer(exit_code));
+	for (i = 0; i < count; i++) {
+		const struct scheduler_cell *cell = &cells[i];
+		json_t *item = json_object();
+
+		json_object_set_new(item, "board", json_string(cell->home->name));
+		json_object_set_new(item, "chip", json_string(cell->home->config->chip));
+		json_object_set_new(item, "workload", json_string(cell->workload->name));
+		json_object_set_new(item, "repeat", json_integer(cell->repeat_index + 1));
+		json_object_set_new(item, "outcome", json_string(verdict_outcome_name(cell->outcome)));
+		json_object_set_new(item, "summary", json_string(cell->summary));
+		json_object_set_new(item, "run", json_integer(cell->run_id));
+		json_object_set_new(item, "ran_on", json_string(cell->ran_on));
+		json_object_set_new(item, "attempts", json_integer(cell->attempts));
+		json_array_append_new(list, item);
+	}
+	json_object_set_new(root, "runs", list);
+	json_dumpf(root, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+	json_decref(root);
+}
+
+static int exit_code_for(const struct run_command *command, const struct scheduler_cell *cells,
+			 size_t count)
+{
+	unsigned int seen[4] = { 0 };
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		seen[cells[i].outcome]++;
+	if (command->mode == MODE_TEST) {
+		/* a FAIL is evidence even if some other run hit lab trouble */
+		if (seen[VERDICT_FAIL])
+			return 1;
+		if (seen[VERDICT_INFRA])
+			return 128;
+		return seen[VERDICT_SKIP] ? 125 : 0;
+	}
+	if (seen[VERDICT_FAIL])
+		return CLI_EXIT_FAIL;
+	if (seen[VERDICT_INFRA])
+		return CLI_EXIT_INFRA;
+	return seen[VERDICT_SKIP] ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+static int report(struct run_command *command)
+{
+	const struct scheduler_cell *cells;
+	size_t count;
+	int code;
+
+	cells = scheduler_cells(command->scheduler, &count);
+	code = exit_code_for(command, cells, count);
+	if (command->globals.json)
+		print_json(command, cells, count, code);
+	else
+		print_matrix(command, cells, count);
+	if (command->globals.junit &&
+	    report_junit_write(command->globals.junit, command->job->name, cells, count) != 0)
+		cli_error("cannot write JUnit XML to %s: %s", command->globals.junit, strerror(errno));
+	return code;
+}
+
+/* ---- the commands ------------------------------------------------------------------ */
+
+static void cleanup(struct run_command *command)
+{
+	if (command->boards.boards)
+		board_set_close(&command->boards);
+	if (command->loop_ready) {
+		uv_run(&command->loop, UV_RUN_DEFAULT);
+		uv_loop_close(&command->loop);
+	}
+	scheduler_free(command->scheduler);
+	free(command->selected);
+	store_close(command->store);
+	job_free(command->job);
+	lab_free(command->lab);
+	if (command->lock_fd > 0)
+		close(command->lock_fd);
+}
+
+static int run_or_test(enum run_mode mode, int argc, char **argv)
+{
+	struct run_command *command = calloc(1, sizeof(*command));
+	int rc;
+
+	if (!command)
+		return CLI_EXIT_INFRA;
+	command->mode = mode;
+	command->lock_fd = -1;
+	rc = parse(command, argc, argv);
+	if (rc == 0)
+		repeat_factor(command->repeat_option, &rc);
+	if (rc == 0)
+		rc = open_everything(command);
+	if (rc == 0 && (rc = start_build(command)) == 0) {
+		uv_run(&command->loop, UV_RUN_DEFAULT);
+		rc = command->exit_code ? command->exit_code
+			: command->scheduler ? report(command) : CLI_EXIT_INFRA;
+	}
+	if (rc < 0)
+		rc = rc == -1 ? 0 : CLI_EXIT_INFRA;
+	if (mode == MODE_TEST && rc == CLI_EXIT_USAGE)
+		rc = 128;	/* git bisect run: anything above 127 aborts */
+	if (mode == MODE_TEST && rc == CLI_EXIT_INFRA)
+		rc = 128;
+	cleanup(command);
+	free(command);
+	return rc;
+}
+
+int cli_run(int argc, char **argv)
+{
+	return run_or_test(MODE_RUN, argc, argv);
+}
+
+int cli_test(int argc, char **argv)
+{
+	return run_or_test(MODE_TEST, argc, argv);
+}

@@ -1,0 +1,78 @@
+/* main.c - rackbisect: argv -> a command function; nothing else. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_commands.h"
+
+static const char usage[] =
+	"usage: rackbisect [--lab LAB] [--state DIR] [--tree DIR] [-v] [--json] COMMAND ...\n"
+	"\n"
+	"  lab up|down|status|trust         start, stop, show a lab; record its host keys\n"
+	"  run JOB --commit REF [--boards SELECTOR] [--repeat N] [--junit FILE]\n"
+	"                                   build REF, boot it on the job's boards, run the\n"
+	"                                   workloads: exit 0 all PASS, 1 a FAIL or SKIP,\n"
+	"                                   3 INFRA left after retries, 2 usage\n"
+	"  test JOB [--commit REF]          for `git bisect run`: exit 0 good, 1 bad,\n"
+	"                                   125 skip (build/boot failure), 128 lab trouble\n"
+	"  power BOARD on|off|cycle         switch a board's power\n"
+	"  console BOARD                    follow a board's console (Ctrl-C ends)\n"
+	"  runs [--last N]                  the latest runs\n"
+	"  show RUN                         one run: verdict, symptoms, metrics, files\n"
+	"\n"
+	"LAB defaults to labs/virtual.yaml; the state (database, run logs, console\n"
+	"captures) lives in --state DIR, default $XDG_STATE_HOME/rackbisect.\n"
+	"`rackbisect COMMAND --help` says more.\n";
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} commands[] = {
+	{ "lab", cli_lab }, { "run", cli_run }, { "test", cli_test }, { "power", cli_power },
+	{ "console", cli_console }, { "runs", cli_runs }, { "show", cli_show },
+};
+
+/* The command word: the first argument that is neither an option nor the
+ * value of a global option (`rackbisect --lab L run ...`). */
+static int command_index(int argc, char **argv)
+{
+	static const char *const with_value[] = { "--lab", "--tree", "--state", "--junit" };
+	int i;
+	size_t v;
+
+	for (i = 1; i < argc; i++) {
+		bool takes_value = false;
+
+		if (argv[i][0] != '-')
+			return i;
+		for (v = 0; v < sizeof(with_value) / sizeof(with_value[0]); v++)
+			takes_value |= strcmp(argv[i], with_value[v]) == 0;
+		i += takes_value;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int index = command_index(argc, argv);
+	size_t c;
+
+	if (!index) {
+		bool help = argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+
+		fputs(usage, help ? stdout : stderr);
+		return help ? 0 : 2;
+	}
+	for (c = 0; c < sizeof(commands) / sizeof(commands[0]); c++) {
+		if (strcmp(argv[index], commands[c].name) == 0) {
+			/* the command sees its word as argv[0] and every option, globals included */
+			char *word = argv[index];
+
+			memmove(&argv[index], &argv[index + 1], (size_t)(argc - index - 1) * sizeof(char *));
+			argv[0] = word;
+			return commands[c].run(argc - 1, argv);
+		}
+	}
+	fprintf(stderr, "rackbisect: unknown command '%s'\n%s", argv[index], usage);
+	return 2;
+}

@@ -1,0 +1,1034 @@
+/* run.c - one workload run on one board, as a chain of callbacks on the loop. */
+#include "run.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "files.h"
+#include "ktap.h"
+#include "log.h"
+#include "path.h"
+#include "store.h"
+
+#define STEP_TIMEOUT_MS 60000		/* one upload or short command */
+#define POWER_TIMEOUT_MS 120000		/* pdudaemon may queue requests */
+#define RECONNECT_INTERVAL_MS 1000
+#define PROBE_CONNECT_TIMEOUT_MS 10000
+#define MAX_LAB_ERRORS 4
+#define REMOTE_WORKLOAD_DIR "/tmp/rackbisect-workload"
+
+enum run_phase {
+	PHASE_CONNECT,
+	PHASE_BOOT,
+	PHASE_PREPARE,
+	PHASE_WORKLOAD,
+	PHASE_CAPTURE,
+	PHASE_RECOVER,
+	PHASE_FINISHED,
+};
+
+struct run;
+typedef void (*exec_next)(struct run *run, const struct transport_exec_result *result);
+typedef void (*status_next)(struct run *run, int status, const char *error_text);
+
+struct run {
+	struct run_environment environment;
+	struct board *board;
+	struct run_spec spec;
+	run_done_cb callback;
+	health_done_cb health_callback;	/* a health check, not a run */
+	void *data;
+	int64_t id;
+	char dir[PATH_MAX];
+	enum run_phase phase;
+
+	struct transport *transport;	/* the session steps run on */
+	struct transport *probe;	/* the watchdog's second opinion */
+	uv_timer_t retry_timer;
+	uv_timer_t watchdog;
+	unsigned int open_handles;
+
+	exec_next after_exec;
+	status_next after_status;	/* connect, upload */
+	status_next after_wait;		/* wait_for_board */
+	status_next after_recovery;	/* recover_by_power_cycle */
+	uint64_t wait_deadline;
+	bool probing;
+	char last_error[512];
+
+	uint64_t boot_timeout_ms;
+	uint64_t hang_timeout_ms;
+
+	char *output;			/* the workload's stdout (KTAP) */
+	size_t output_length;
+	unsigned long dmesg_baseline;	/* lines in dmesg before the workload */
+	unsigned int console_losses;	/* the board's count when the workload started */
+	char **dmesg_lines;
+	size_t dmesg_line_count;
+	unsigned int upload_index;
+	char remote_script[PATH_MAX];
+
+	struct verdict_lab_error lab_errors[MAX_LAB_ERRORS];
+	char lab_error_text[MAX_LAB_ERRORS][512];
+	size_t lab_error_count;
+	char boot_failure[512];
+	bool booted;			/* the build runs: `uname -r` checked */
+	enum verdict_hang hang;
+	bool board_in_trouble;
+	struct run_report report;
+};
+
+static void finish(struct run *run);
+static void start_workload(struct run *run);
+static void recover_by_power_cycle(struct run *run, status_next then);
+
+/* ---- small helpers ----------------------------------------------------------- */
+
+int run_directory(const char *runs_dir, int64_t run_id, char *out, size_t len)
+{
+	return path_format(out, len, "%s/%" PRId64, runs_dir, run_id);
+}
+
+static void note_lab_error(struct run *run, enum verdict_lab_error_kind kind, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void note_lab_error(struct run *run, enum verdict_lab_error_kind kind, const char *format, ...)
+{
+	size_t i = run->lab_error_count;
+	va_list args;
+
+	if (i == MAX_LAB_ERRORS)
+		return;
+	va_start(args, format);
+	vsnprintf(run->lab_error_text[i], sizeof(run->lab_error_text[i]), format, args);
+	va_end(args);
+	run->lab_errors[i] = (struct verdict_lab_error){ kind, run->lab_error_text[i], run->booted };
+	run->lab_error_count++;
+	log_event(run->environment.log, LOG_NOTICE, run->board->name, run->id, "lab-error", "%s",
+		  run->lab_error_text[i]);
+}
+
+static void on_transport_closed(struct transport *transport, void *data)
+{
+	(void)transport;
+	(void)data;
+}
+
+static void drop_transport(struct transport **transport)
+{
+	struct transport *closing = *transport;
+
+	/* forgotten first: closing fails pending requests, whose callbacks may
+	 * come back here */
+	*transport = NULL;
+	if (closing)
+		closing->ops->close(closing, on_transport_closed, NULL);
+}
+
+static void write_file(struct run *run, const char *name, const char *text)
+{
+	char path[PATH_MAX];
+
+	if (path_format(path, sizeof(path), "%s/%s", run->dir, name) == 0 &&
+	    files_write_atomic(path, text) != 0)
+		log_event(run->environment.log, LOG_NOTICE, run->board ? run->board->name : NULL,
+			  run->id, "write-failed", "%s: %s", path, strerror(errno));
+}
+
+/* ---- exec, upload and connect with a continuation -------------------------------- */
+
+static void on_exec_done(struct transport *transport, const struct transport_exec_result *result,
+			 void *data)
+{
+	struct run *run = data;
+	exec_next next = run->after_exec;
+
+	(void)transport;
+	run->after_exec = NULL;
+	if (next)
+		next(run, result);
+}
+
+static void run_exec(struct run *run, const char *const *argv, uint64_t timeout_ms, exec_next next)
+{
+	struct transport_exec_result failed = { .exit_status = -1, .stdout_text = "",
+						.stderr_text = "" };
+	int rc;
+
+	run->after_exec = next;
+	rc = run->transport->ops->exec(run->transport, argv, timeout_ms, on_exec_done, run);
+	if (rc) {
+		run->after_exec = NULL;
+		failed.status = rc;
+		failed.error_text = strerror(-rc);
+		next(run, &failed);
+	}
+}
+
+static void on_status_done(struct transport *transport, int status, const char *error_text,
+			   void *data)
+{
+	struct run *run = data;
+	status_next next = run->after_status;
+
+	(void)transport;
+	run->after_status = NULL;
+	if (next)
+		next(run, status, error_text);
+}
+
+static void run_upload(struct run *run, const char *local, const char *remote, status_next next)
+{
+	int rc;
+
+	run->after_status = next;
+	rc = run->transport->ops->upload(run->transport, local, remote, STEP_TIMEOUT_MS,
+					 on_status_done, run);
+	if (rc) {
+		run->after_status = NULL;
+		next(run, rc, strerror(-rc));
+	}
+}
+
+static int new_session(struct run *run, struct transport **transport, uint64_t timeout_ms)
+{
+	struct transport_config config = run->board->transport_config;
+
+	drop_transport(transport);
+	if (timeout_ms < config.connect_timeout_ms)
+		config.connect_timeout_ms = timeout_ms;
+	return run->board->transport_ops->create(run->environment.loop, &config, transport);
+}
+
+static void connect_board(struct run *run, uint64_t timeout_ms, status_next next)
+{
+	int rc = new_session(run, &run->transport, timeout_ms);
+
+	run->after_status = next;
+	if (!rc)
+		rc = run->transport->ops->connect(run->transport, on_status_done, run);
+	if (rc) {
+		run->after_status = NULL;
+		next(run, rc, strerror(-rc));
+	}
+}
+
+static bool is_key_error(int status)
+{
+	return status == -EKEYREJECTED || status == -ENOKEY;
+}
+
+/* ---- waiting for a board to come back ------------------------------------------- */
+
+static void try_connect(struct run *run);
+
+static void on_retry_timer(uv_timer_t *timer)
+{
+	try_connect(timer->data);
+}
+
+static void end_wait(struct run *run, int status, const char *error_text)
+{
+	status_next then = run->after_wait;
+
+	run->after_wait = NULL;
+	then(run, status, error_text);
+}
+
+static void on_wait_connect(struct run *run, int status, const char *error_text)
+{
+	if (status == 0) {
+		end_wait(run, 0, NULL);
+		return;
+	}
+	snprintf(run->last_error, sizeof(run->last_error), "%s", error_text ? error_text : "");
+	drop_transport(&run->transport);
+	/* a host key that does not match will not start matching by waiting */
+	if (is_key_error(status)) {
+		end_wait(run, status, run->last_error);
+		return;
+	}
+	if (uv_now(run->environment.loop) + RECONNECT_INTERVAL_MS >= run->wait_deadline) {
+		end_wait(run, -ETIMEDOUT, run->last_error);
+		return;
+	}
+	uv_timer_start(&run->retry_timer, on_retry_timer, RECONNECT_INTERVAL_MS, 0);
+}
+
+static void try_connect(struct run *run)
+{
+	uint64_t now = uv_now(run->environment.loop);
+
+	connect_board(run, run->wait_deadline > now ? run->wait_deadline - now : 1, on_wait_connect);
+}
+
+/* Connects again and again until the board answers or timeout_ms passed. */
+static void wait_for_board(struct run *run, uint64_t timeout_ms, status_next then)
+{
+	drop_transport(&run->transport);
+	run->after_wait = then;
+	run->wait_deadline = uv_now(run->environment.loop) + timeout_ms;
+	/* give the old kernel a moment to go away before knocking */
+	uv_timer_start(&run->retry_timer, on_retry_timer, RECONNECT_INTERVAL_MS / 2, 0);
+}
+
+static void trim_newline(char *text)
+{
+	size_t n = strlen(text);
+
+	while (n && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
+		text[--n] = '\0';
+}
+
+static void copy_release(const struct transport_exec_result *result, char *out, size_t len)
+{
+	snprintf(out, len, "%s", result->status == 0 && result->stdout_text ? result->stdout_text : "");
+	trim_newline(out);
+}
+
+/* ---- power cycle onto the fallback kernel --------------------------------------- */
+
+static void end_recovery(struct run *run)
+{
+	status_next then = run->after_recovery;
+
+	run->after_recovery = NULL;
+	then(run, 0, NULL);
+}
+
+static void on_fallback_release(struct run *run, const struct transport_exec_result *result)
+{
+	const char *fallback = run->board->config->fallback_release;
+	char release[256];
+
+	copy_release(result, release, sizeof(release));
+	log_event(run->environment.log, LOG_INFO, run->board->name, run->id, "recovered",
+		  "running %s", release);
+	if (fallback && strcmp(release, fallback) != 0) {
+		log_event(run->environment.log, LOG_NOTICE, run->board->name, run->id,
+			  "not-on-fallback", "uname -r is '%s' after a power cycle, expected '%s'",
+			  release, fallback);
+		run->board_in_trouble = true;
+	}
+	end_recovery(run);
+}
+
+static void on_fallback_back(struct run *run, int status, const char *error_text)
+{
+	static const char *const uname[] = { "uname", "-r", NULL };
+
+	if (status) {
+		log_event(run->environment.log, LOG_NOTICE, run->board->name, run->id, "not-back",
+			  "no SSH within %" PRIu64 " s after a power cycle: %s",
+			  run->boot_timeout_ms / 1000, error_text ? error_text : "");
+		run->board_in_trouble = true;
+		end_recovery(run);
+		return;
+	}
+	run_exec(run, uname, STEP_TIMEOUT_MS, on_fallback_release);
+}
+
+static void on_power_cycled(struct power *power, int status, const char *error_text, void *data)
+{
+	struct run *run = data;
+
+	(void)power;
+	if (status) {
+		run->board_in_trouble = true;
+		note_lab_error(run, VERDICT_LAB_POWER, "%s", error_text ? error_text : "power cycle failed");
+		end_recovery(run);
+		return;
+	}
+	wait_for_board(run, run->boot_timeout_ms, on_fallback_back);
+}
+
+static void recover_by_power_cycle(struct run *run, status_next then)
+{
+	struct power *power = run->board->power;
+	int rc;
+
+	run->phase = PHASE_RECOVER;
+	run->board->clean_release[0] = '\0';
+	run->after_recovery = then;
+	drop_transport(&run->transport);
+	log_event(run->environment.log, LOG_NOTICE, run->board->name, run->id, "power-cycle",
+		  "onto the fallback kernel");
+	rc = power->ops->request(power, POWER_CYCLE, POWER_TIMEOUT_MS, on_power_cycled, run);
+	if (rc)
+		on_power_cycled(power, rc, strerror(-rc), run);
+}
+
+static void finish_after(struct run *run, int status, const char *error_text)
+{
+	(void)status;
+	(void)error_text;
+	finish(run);
+}
+
+/* ---- booting the build ----------------------------------------------------------- */
+
+static void declare_hang(struct run *run, const char *why);
+
+static void on_booted_release(struct run *run, const struct transport_exec_result *result)
+{
+	char release[256];
+
+	if (result->status != 0) {
+		/* SSH came back after the kexec, so the build is what runs: a
+		 * board that stops answering now was hung by the kernel under test */
+		char why[700];
+
+		run->booted = true;
+		snprintf(why, sizeof(why), "SSH answered after booting %s, then `uname -r` got no "
+			 "answer: %s", run->spec.release, result->error_text ? result->error_text : "");
+		declare_hang(run, why);
+		return;
+	}
+	copy_release(result, release, sizeof(release));
+	if (strcmp(release, run->spec.release) != 0) {
+		snprintf(run->boot_failure, sizeof(run->boot_failure),
+			 "uname -r is '%s' after booting, expected '%s'", release, run->spec.release);
+		finish(run);
+		return;
+	}
+	run->booted = true;
+	log_event(run->environment.log, LOG_INFO, run->board->name, run->id, "booted", "%s", release);
+	start_workload(run);
+}
+
+static void on_build_came_back(struct run *run, int status, const char *error_text)
+{
+	static const char *const uname[] = { "uname", "-r", NULL };
+
+	if (status) {
+		snprintf(run->boot_failure, sizeof(run->boot_failure),
+			 "no SSH within %" PRIu64 " s of booting %s: %s", run->boot_timeout_ms / 1000,
+			 run->spec.release, error_text ? error_text : "");
+		if (is_key_error(status)) {
+			note_lab_error(run, VERDICT_LAB_UNREACHABLE, "%s", error_text);
+			run->report.host_key_refused = true;
+			finish(run);
+			return;
+		}
+		recover_by_power_cycle(run, finish_after);
+		return;
+	}
+	run_exec(run, uname, run->hang_timeout_ms, on_booted_release);
+}
+
+static void on_boot_started(struct boot *boot, int status, const char *error_text, void *data)
+{
+	struct run *run = data;
+
+	(void)boot;
+	if (status) {
+		note_lab_error(run, VERDICT_LAB_UPLOAD, "%s", error_text ? error_text : strerror(-status));
+		finish(run);
+		return;
+	}
+	wait_for_board(run, run->boot_timeout_ms, on_build_came_back);
+}
+
+static void boot_build(struct run *run)
+{
+	struct boot *boot = run->board->boot;
+	struct boot_request request = {
+		.transport = run->transport,
+		.image_path = run->spec.image,
+		.release = run->spec.release,
+		.step_timeout_ms = STEP_TIMEOUT_MS,
+	};
+	int rc;
+
+	run->phase = PHASE_BOOT;
+	run->board->clean_release[0] = '\0';
+	log_event(run->environment.log, LOG_INFO, run->board->name, run->id, "boot", "%s",
+		  run->spec.release);
+	rc = boot->ops->start(boot, &request, on_boot_started, run);
+	if (rc)
+		on_boot_started(boot, rc, strerror(-rc), run);
+}
+
+static void on_release_checked(struct run *run, const struct transport_exec_result *result)
+{
+	char release[256];
+
+	copy_release(result, release, sizeof(release));
+	/* Reuse the boot only when nothing but passing runs happened since:
+	 * a wedged card must not leak into the next workload's result. */
+	if (strcmp(release, run->spec.release) == 0 &&
+	    strcmp(run->board->clean_release, run->spec.release) == 0) {
+		run->booted = true;
+		start_workload(run);
+		return;
+	}
+	boot_build(run);
+}
+
+static void on_first_connect(struct run *run, int status, const char *error_text)
+{
+	static const char *const uname[] = { "uname", "-r", NULL };
+
+	if (status) {
+		note_lab_error(run, VERDICT_LAB_UNREACHABLE, "board %s unreachable: %s",
+			       run->board->name, error_text ? error_text : strerror(-status));
+		run->report.host_key_refused = is_key_error(status);
+		finish(run);
+		return;
+	}
+	run_exec(run, uname, STEP_TIMEOUT_MS, on_release_checked);
+}
+
+/* ---- the workload and its watchdog ------------------------------------------------- */
+
+/* The watchdog stands down; a probe in flight is closed, and its
+ * -ECANCELED must not read as a dead board. */
+static void stop_probe(struct run *run)
+{
+	uv_timer_stop(&run->watchdog);
+	run->probing = false;
+	drop_transport(&run->probe);
+}
+
+static void on_hang_recovered(struct run *run, int status, const char *error_text)
+{
+	finish_after(run, status, error_text);
+}
+
+static void declare_hang(struct run *run, const char *why)
+{
+	run->hang = run->booted ? VERDICT_HANG_KERNEL_UNDER_TEST : VERDICT_HANG_OTHER_KERNEL;
+	stop_probe(run);
+	log_event(run->environment.log, LOG_NOTICE, run->board->name, run->id, "hang", "%s", why);
+	board_capture_hold_lines(run->board);
+	board_capture_note(run->board, "rackbisect declared a hang here; power cycling");
+	recover_by_power_cycle(run, on_hang_recovered);
+}
+
+static void on_probe_exec(struct transport *transport, const struct transport_exec_result *result,
+			  void *data)
+{
+	struct run *run = data;
+	char why[700];
+
+	(void)transport;
+	if (!run->probing)
+		return;
+	run->probing = false;
+	if (result->status == 0) {
+		drop_transport(&run->probe);
+		return;	/* alive: the workload is just long */
+	}
+	snprintf(why, sizeof(why), "no result for %" PRIu64 " s and a fresh SSH session cannot run a "
+		 "command: %s", run->hang_timeout_ms / 1000, result->error_text ? result->error_text : "");
+	declare_hang(run, why);
+}
+
+static void on_probe_connected(struct transport *transport, int status, const char *error_text,
+			       void *data)
+{
+	static const char *const true_argv[] = { "true", NULL };
+	struct run *run = data;
+	char why[700];
+	int rc;
+
+	if (!run->probing)
+		return;
+	if (status) {
+		snprintf(why, sizeof(why), "no result for %" PRIu64 " s and SSH does not answer: %s",
+			 run->hang_timeout_ms / 1000, error_text ? error_text : "");
+		declare_hang(run, why);
+		return;
+	}
+	rc = transport->ops->exec(transport, true_argv, PROBE_CONNECT_TIMEOUT_MS, on_probe_exec, run);
+	if (rc) {
+		run->probing = false;
+		drop_transport(&run->probe);
+	}
+}
+
+static void on_watchdog(uv_timer_t *timer)
+{
+	struct run *run = timer->data;
+	uint64_t timeout = run->hang_timeout_ms < PROBE_CONNECT_TIMEOUT_MS
+		? run->hang_timeout_ms : PROBE_CONNECT_TIMEOUT_MS;
+	int rc;
+
+	if (run->phase != PHASE_WORKLOAD || run->probing)
+		return;
+	rc = new_session(run, &run->probe, timeout);
+	if (!rc)
+		rc = run->probe->ops->connect(run->probe, on_probe_connected, run);
+	if (rc) {
+		drop_transport(&run->probe);
+		return;
+	}
+	run->probing = true;
+}
+
+static char **split_lines(const char *text, size_t *count)
+{
+	char **lines = NULL;
+	const char *start = text;
+	size_t n = 0;
+
+	while (text && *start) {
+		const char *end = strchr(start, '\n');
+		size_t length = end ? (size_t)(end - start) : strlen(start);
+		char **grown = realloc(lines, (n + 1) * sizeof(*lines));
+
+		if (!grown)
+			break;
+		lines = grown;
+		if (!(lines[n] = strndup(start, length)))
+			break;
+		n++;
+		start += length + (end ? 1 : 0);
+	}
+	*count = n;
+	return lines;
+}
+
+static void on_dmesg_after(struct run *run, const struct transport_exec_result *result)
+{
+	size_t count = 0, i;
+	char **lines;
+
+	if (result->status || result->exit_status != 0) {
+		note_lab_error(run, VERDICT_LAB_UNREACHABLE, "board %s: reading the kernel log failed: %s",
+			       run->board->name, result->error_text ? result->error_text : "dmesg failed");
+		finish(run);
+		return;
+	}
+	write_file(run, "dmesg.log", result->stdout_text);
+	lines = split_lines(result->stdout_text, &count);
+	/* dmesg lines before the workload are another run's; a log that shrank
+	 * (cleared, or the ring wrapped) is kept whole rather than guessed at */
+	i = count >= run->dmesg_baseline ? run->dmesg_baseline : 0;
+	run->dmesg_line_count = count - i;
+	run->dmesg_lines = calloc(run->dmesg_line_count + 1, sizeof(char *));
+	if (run->dmesg_lines)
+		memcpy(run->dmesg_lines, lines + i, run->dmesg_line_count * sizeof(char *));
+	else
+		run->dmesg_line_count = 0;
+	while (i--)
+		free(lines[i]);
+	if (!run->dmesg_lines)
+		for (i = 0; i < count; i++)
+			free(lines[i]);
+	free(lines);
+	finish(run);
+}
+
+static void on_workload_done(struct run *run, const struct transport_exec_result *result)
+{
+	static const char *const dmesg[] = { "dmesg", NULL };
+
+	if (run->phase != PHASE_WORKLOAD)
+		return;	/* the watchdog took over */
+	stop_probe(run);
+	free(run->output);
+	run->output = strndup(result->stdout_text ? result->stdout_text : "", result->stdout_length);
+	run->output_length = run->output ? strlen(run->output) : 0;
+	write_file(run, "output.ktap", run->output ? run->output : "");
+	if (result->status) {
+		note_lab_error(run, VERDICT_LAB_UNREACHABLE, "board %s: the workload's session failed: %s",
+			       run->board->name, result->error_text ? result->error_text : "");
+		finish(run);
+		return;
+	}
+	/* a console that dropped while the kernel under test ran leaves a gap
+	 * where its last words may be: the observation is incomplete */
+	if (run->board->console_losses != run->console_losses)
+		note_lab_error(run, VERDICT_LAB_CONSOLE_LOST, "board %s: console lost during %s",
+			       run->board->name, run->spec.workload->name);
+	run->phase = PHASE_CAPTURE;
+	run_exec(run, dmesg, STEP_TIMEOUT_MS, on_dmesg_after);
+}
+
+static void run_workload(struct run *run)
+{
+	const struct job_workload *workload = run->spec.workload;
+	const char **argv = calloc(workload->arg_count + 3, sizeof(char *));
+	size_t i;
+
+	if (!argv) {
+		note_lab_error(run, VERDICT_LAB_UNREACHABLE, "out of memory");
+		finish(run);
+		return;
+	}
+	argv[0] = "sh";
+	argv[1] = run->remote_script;
+	for (i = 0; i < workload->arg_count; i++)
+		argv[i + 2] = workload->args[i];
+	run->phase = PHASE_WORKLOAD;
+	run->console_losses = run->board->console_losses;
+	log_event(run->environment.log, LOG_INFO, run->board->name, run->id, "workload", "%s",
+		  workload->name);
+	uv_timer_start(&run->watchdog, on_watchdog, run->hang_timeout_ms, run->hang_timeout_ms);
+	run_exec(run, argv, (uint64_t)workload->timeout_seconds * 1000, on_workload_done);
+	free(argv);
+}
+
+static void on_dmesg_before(struct run *run, const struct transport_exec_result *result)
+{
+	const char *c;
+
+	if (result->status || result->exit_status != 0) {
+		note_lab_error(run, VERDICT_LAB_UNREACHABLE, "board %s: reading the kernel log failed: %s",
+			       run->board->name, result->error_text ? result->error_text : "dmesg failed");
+		finish(run);
+		return;
+	}
+	run->dmesg_baseline = 0;
+	for (c = result->stdout_text; c && *c; c++)
+		run->dmesg_baseline += *c == '\n';
+	run_workload(run);
+}
+
+static const char *const workload_files[] = { "lib.sh", NULL /* the script */ };
+
+static void upload_next(struct run *run, int status, const char *error_text)
+{
+	static const char *const dmesg[] = { "dmesg", NULL };
+	const char *script = strrchr(run->spec.workload->script, '/');
+	const char *name;
+	char local[PATH_MAX], remote[PATH_MAX];
+
+	if (status) {
+		note_lab_error(run, VERDICT_LAB_UPLOAD, "board %s: workload upload failed: %s",
+			       run->board->name, error_text ? error_text : strerror(-status));
+		finish(run);
+		return;
+	}
+	script = script ? script + 1 : run->spec.workload->script;
+	name = run->upload_index == 0 ? workload_files[0] : run->upload_index == 1 ? script : NULL;
+	if (!name) {
+		run_exec(run, dmesg, STEP_TIMEOUT_MS, on_dmesg_before);
+		return;
+	}
+	run->upload_index++;
+	if (path_format(local, sizeof(local), "%s/%s", run->environment.workload_dir, name) ||
+	    path_format(remote, sizeof(remote), "%s/%s", REMOTE_WORKLOAD_DIR, name)) {
+		upload_next(run, -ENAMETOOLONG, "workload path too long");
+		return;
+	}
+	run_upload(run, local, remote, upload_next);
+}
+
+static void on_workload_dir(struct run *run, const struct transport_exec_result *result)
+{
+	if (result->status || result->exit_status != 0) {
+		upload_next(run, result->status ? result->status : -EIO,
+			    result->status ? result->error_text : result->stderr_text);
+		return;
+	}
+	upload_next(run, 0, NULL);
+}
+
+static void start_workload(struct run *run)
+{
+	static const char *const make_dir[] = { "mkdir", "-p", REMOTE_WORKLOAD_DIR, NULL };
+	const char *script = strrchr(run->spec.workload->script, '/');
+
+	run->phase = PHASE_PREPARE;
+	run->upload_index = 0;
+	path_format(run->remote_script, sizeof(run->remote_script), "%s/%s", REMOTE_WORKLOAD_DIR,
+		    script ? script + 1 : run->spec.workload->script);
+	run_exec(run, make_dir, STEP_TIMEOUT_MS, on_workload_dir);
+}
+
+/* ---- the verdict, stored ---------------------------------------------------------- */
+
+static const char **collect_log_lines(struct run *run, size_t *count)
+{
+	const struct console_capture *capture = run->board ? &run->board->capture : NULL;
+	size_t console_count = capture ? capture->line_count : 0;
+	const char **lines = calloc(run->dmesg_line_count + console_count + 1, sizeof(char *));
+	size_t i, n = 0;
+
+	if (!lines) {
+		*count = 0;
+		return NULL;
+	}
+	for (i = 0; i < run->dmesg_line_count; i++)
+		lines[n++] = run->dmesg_lines[i];
+	for (i = 0; i < console_count; i++)
+		lines[n++] = capture->lines[i];
+	*count = n;
+	return lines;
+}
+
+static void write_verdict_file(struct run *run, const struct verdict *verdict)
+{
+	char text[8192];
+	size_t used, i;
+
+	used = (size_t)snprintf(text, sizeof(text), "%s\n", run->report.summary);
+	for (i = 0; verdict && i < verdict->symptom_count && used < sizeof(text); i++)
+		used += (size_t)snprintf(text + used, sizeof(text) - used, "symptom %s: %s\n",
+					 verdict->symptoms[i].name,
+					 verdict->symptoms[i].evidence ? verdict->symptoms[i].evidence : "");
+	write_file(run, "verdict.txt", text);
+}
+
+static enum run_outcome store_outcome(enum verdict_outcome outcome)
+{
+	static const enum run_outcome map[] = { RUN_PASS, RUN_FAIL, RUN_INFRA, RUN_SKIP };
+
+	return map[outcome];
+}
+
+static int store_verdict(struct run *run, const struct verdict *verdict,
+			 const struct ktap_report *report)
+{
+	struct store_symptom *symptoms = calloc(verdict->symptom_count + 1, sizeof(*symptoms));
+	size_t metric_count = report ? report->metric_count : 0;
+	struct store_metric *metrics = calloc(metric_count + 1, sizeof(*metrics));
+	size_t i;
+	int rc = -ENOMEM;
+
+	if (symptoms && metrics) {
+		for (i = 0; i < verdict->symptom_count; i++)
+			symptoms[i] = (struct store_symptom){ verdict->symptoms[i].name,
+							      verdict->symptoms[i].evidence };
+		for (i = 0; i < metric_count; i++)
+			metrics[i] = (struct store_metric){ report->metrics[i].name,
+							    report->metrics[i].value,
+							    report->metrics[i].unit };
+		rc = store_run_finish(run->environment.store, run->id, &(struct store_result){
+			.outcome = store_outcome(verdict->outcome),
+			.cause = verdict->cause,
+			.symptoms = symptoms, .symptom_count = verdict->symptom_count,
+			.metrics = metrics, .metric_count = metric_count });
+	}
+	free(symptoms);
+	free(metrics);
+	return rc;
+}
+
+static void decide(struct run *run)
+{
+	struct ktap_report *report = NULL;
+	struct verdict *verdict = NULL;
+	size_t line_count = 0;
+	const char **lines;
+	int rc;
+
+	if (run->output)
+		ktap_parse(run->output, run->output_length, NULL, &report);
+	lines = collect_log_lines(run, &line_count);
+	struct verdict_input input = {
+		.job = run->environment.job,
+		.workload = run->spec.workload,
+		.report = report,
+		.log_lines = lines,
+		.log_line_count = line_count,
+		.facts = {
+			.build_failure = run->spec.build_failure,
+			.boot_failure = run->boot_failure[0] ? run->boot_failure : NULL,
+			.hang = run->hang,
+			.lab_errors = run->lab_errors,
+			.lab_error_count = run->lab_error_count,
+		},
+	};
+	rc = verdict_make(&input, &verdict);
+	if (rc == 0) {
+		run->report.outcome = verdict->outcome;
+		verdict_summary(verdict, run->report.summary, sizeof(run->report.summary));
+		rc = store_verdict(run, verdict, report);
+		write_verdict_file(run, verdict);
+	}
+	if (rc) {
+		/* Never claim a result the store does not hold. */
+		run->report.outcome = VERDICT_INFRA;
+		snprintf(run->report.summary, sizeof(run->report.summary),
+			 "INFRA the result could not be stored: %s",
+			 store_error_message(run->environment.store));
+	}
+	verdict_free(verdict);
+	ktap_report_free(report);
+	free(lines);
+}
+
+static void on_handle_closed(uv_handle_t *handle)
+{
+	struct run *run = handle->data;
+	size_t i;
+
+	if (--run->open_handles)
+		return;
+	for (i = 0; i < run->dmesg_line_count; i++)
+		free(run->dmesg_lines[i]);
+	free(run->dmesg_lines);
+	free(run->output);
+	free(run);
+}
+
+static void finish(struct run *run)
+{
+	const char *board = run->board ? run->board->name : NULL;
+
+	run->phase = PHASE_FINISHED;
+	stop_probe(run);
+	uv_timer_stop(&run->retry_timer);
+	drop_transport(&run->transport);
+	if (run->board)
+		board_capture_stop(run->board);
+	decide(run);
+	if (run->board && run->report.outcome == VERDICT_PASS && run->booted)
+		snprintf(run->board->clean_release, sizeof(run->board->clean_release), "%s",
+			 run->spec.release);
+	else if (run->board)
+		run->board->clean_release[0] = '\0';
+	run->report.run_id = run->id;
+	run->report.board_in_trouble = run->board_in_trouble;
+	log_event(run->environment.log, LOG_INFO, board, run->id, "done", "%s %s",
+		  run->spec.workload->name, run->report.summary);
+	run->callback(&run->report, run->data);
+	uv_close((uv_handle_t *)&run->watchdog, on_handle_closed);
+	uv_close((uv_handle_t *)&run->retry_timer, on_handle_closed);
+}
+
+/* ---- start -------------------------------------------------------------------------- */
+
+static void on_nothing_to_run(uv_timer_t *timer)
+{
+	finish(timer->data);
+}
+
+static uint64_t seconds_ms(unsigned int board_limit, unsigned int job_limit)
+{
+	return (uint64_t)(board_limit ? board_limit : job_limit) * 1000;
+}
+
+static int record_run(struct run *run)
+{
+	const struct run_spec *spec = &run->spec;
+	int rc;
+
+	rc = store_run_queue(run->environment.store, &(struct store_run_request){
+		.job = run->environment.job_name,
+		.board = run->board ? run->board->name : NULL,
+		.commit = spec->commit,
+		.build_id = spec->build_id,
+		.workload = spec->workload->name,
+		.repeat_index = spec->repeat_index }, &run->id);
+	if (!rc && run->board)
+		rc = store_run_start(run->environment.store, run->id, run->board->name);
+	if (!rc)
+		rc = run_directory(run->environment.runs_dir, run->id, run->dir, sizeof(run->dir));
+	if (!rc)
+		rc = path_make_dirs(run->dir);
+	return rc;
+}
+
+int run_start(const struct run_environment *environment, struct board *board,
+	      const struct run_spec *spec, run_done_cb callback, void *data)
+{
+	struct run *run = calloc(1, sizeof(*run));
+	char console[PATH_MAX];
+	int rc;
+
+	if (!run)
+		return -ENOMEM;
+	run->environment = *environment;
+	run->board = board;
+	run->spec = *spec;
+	run->callback = callback;
+	run->data = data;
+	if ((rc = record_run(run))) {
+		free(run);
+		return rc;
+	}
+	uv_timer_init(environment->loop, &run->retry_timer);
+	uv_timer_init(environment->loop, &run->watchdog);
+	run->retry_timer.data = run->watchdog.data = run;
+	run->open_handles = 2;
+	if (!board || spec->build_failure) {
+		/* nothing to run: decided on the next loop turn, so the caller is
+		 * never called back before run_start has returned */
+		uv_timer_start(&run->retry_timer, on_nothing_to_run, 0, 0);
+		return 0;
+	}
+	run->boot_timeout_ms = seconds_ms(board->config->boot_timeout_seconds,
+					  environment->job->boot_timeout_seconds);
+	run->hang_timeout_ms = seconds_ms(board->config->hang_timeout_seconds,
+					  environment->job->hang_timeout_seconds);
+	if (path_format(console, sizeof(console), "%s/console.log", run->dir) == 0)
+		board_capture_start(board, console);
+	log_event(environment->log, LOG_INFO, board->name, run->id, "start", "%s #%u on %s",
+		  spec->workload->name, spec->repeat_index + 1, spec->commit);
+	run->phase = PHASE_CONNECT;
+	connect_board(run, board->transport_config.connect_timeout_ms, on_first_connect);
+	return 0;
+}
+
+/* ---- health check ---------------------------------------------------------------------- */
+
+static void end_health_check(struct run *run, bool passed, const char *detail)
+{
+	run->phase = PHASE_FINISHED;
+	uv_timer_stop(&run->watchdog);
+	uv_timer_stop(&run->retry_timer);
+	drop_transport(&run->transport);
+	log_event(run->environment.log, LOG_NOTICE, run->board->name, 0, "health-check", "%s: %s",
+		  passed ? "passed" : "failed", detail);
+	run->health_callback(run->board, passed, detail, run->data);
+	uv_close((uv_handle_t *)&run->watchdog, on_handle_closed);
+	uv_close((uv_handle_t *)&run->retry_timer, on_handle_closed);
+}
+
+static void on_smoke_done(struct run *run, const struct transport_exec_result *result)
+{
+	char detail[700];
+
+	if (result->status == 0 && result->exit_status == 0) {
+		end_health_check(run, true, "fallback kernel up, iw dev works");
+		return;
+	}
+	snprintf(detail, sizeof(detail), "iw dev failed: %s",
+		 result->status ? result->error_text : result->stderr_text);
+	end_health_check(run, false, detail);
+}
+
+static void on_health_recovered(struct run *run, int status, const char *error_text)
+{
+	static const char *const smoke[] = { "iw", "dev", NULL };
+
+	(void)status;
+	(void)error_text;
+	if (run->board_in_trouble || !run->transport) {
+		end_health_check(run, false, run->lab_error_count ? run->lab_error_text[0]
+				 : "the board did not come back on its fallback kernel");
+		return;
+	}
+	run_exec(run, smoke, STEP_TIMEOUT_MS, on_smoke_done);
+}
+
+int run_health_check(const struct run_environment *environment, struct board *board,
+		     health_done_cb callback, void *data)
+{
+	struct run *run = calloc(1, sizeof(*run));
+
+	if (!run)
+		return -ENOMEM;
+	run->environment = *environment;
+	run->board = board;
+	run->health_callback = callback;
+	run->data = data;
+	run->boot_timeout_ms = seconds_ms(board->config->boot_timeout_seconds,
+					  environment->job->boot_timeout_seconds);
+	uv_timer_init(environment->loop, &run->retry_timer);
+	uv_timer_init(environment->loop, &run->watchdog);
+	run->retry_timer.data = run->watchdog.data = run;
+	run->open_handles = 2;
+	recover_by_power_cycle(run, on_health_recovered);
+	return 0;
+}

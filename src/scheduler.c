@@ -1,0 +1,356 @@
+/* scheduler.c - runs on free boards, INFRA retried elsewhere, board health. */
+#include "scheduler.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "store.h"
+
+struct scheduler {
+	struct scheduler_options options;
+	struct scheduler_cell *cells;
+	size_t cell_count;
+	size_t done_count;
+	scheduler_done_cb callback;
+	void *data;
+	uint64_t started_ms;
+	bool finished;
+};
+
+/* The context a finished run comes back with. */
+struct pending_run {
+	struct scheduler *scheduler;
+	struct scheduler_cell *cell;
+	struct board *board;
+};
+
+static void dispatch(struct scheduler *scheduler);
+
+static void show_progress(struct scheduler *scheduler)
+{
+	const struct scheduler_options *options = &scheduler->options;
+	uint64_t elapsed = (uv_now(options->environment->loop) - scheduler->started_ms) / 1000;
+	size_t busy = 0, offline = 0, i;
+
+	for (i = 0; i < options->board_count; i++) {
+		busy += options->boards[i]->busy;
+		offline += options->boards[i]->offline;
+	}
+	log_progress(options->environment->log, "runs %zu/%zu done, boards busy %zu/%zu%s, %llu:%02llu",
+		     scheduler->done_count, scheduler->cell_count, busy, options->board_count,
+		     offline ? " (some offline)" : "", (unsigned long long)elapsed / 60,
+		     (unsigned long long)elapsed % 60);
+}
+
+static void complete_cell(struct scheduler *scheduler, struct scheduler_cell *cell)
+{
+	cell->done = true;
+	cell->running = false;
+	scheduler->done_count++;
+}
+
+/* Another online board of the cell's chip it has not failed on, least loaded first. */
+static struct board *find_twin(struct scheduler *scheduler, const struct scheduler_cell *cell,
+			       const struct board *avoid)
+{
+	const struct scheduler_options *options = &scheduler->options;
+	struct board *best = NULL;
+	size_t best_load = (size_t)-1, i, c;
+
+	for (i = 0; i < options->board_count; i++) {
+		struct board *board = options->boards[i];
+		size_t load = 0;
+
+		if (board == avoid || board->offline ||
+		    strcmp(board->config->chip, cell->home->config->chip) != 0)
+			continue;
+		for (c = 0; c < scheduler->cell_count; c++)
+			load += !scheduler->cells[c].done && scheduler->cells[c].target == board;
+		if (load < best_load) {
+			best = board;
+			best_load = load;
+		}
+	}
+	return best;
+}
+
+static void retarget_or_give_up(struct scheduler *scheduler, struct scheduler_cell *cell,
+				struct board *failed_on, const char *why)
+{
+	unsigned int max_attempts = scheduler->options.max_attempts;
+	struct board *next;
+
+	if (cell->attempts >= max_attempts) {
+		complete_cell(scheduler, cell);
+		return;
+	}
+	next = find_twin(scheduler, cell, failed_on);
+	if (!next && !failed_on->offline)
+		next = failed_on;
+	if (!next) {
+		cell->outcome = VERDICT_INFRA;
+		snprintf(cell->summary, sizeof(cell->summary), "INFRA %s; no board of chip %s left",
+			 why, cell->home->config->chip);
+		complete_cell(scheduler, cell);
+		return;
+	}
+	cell->target = next;
+	cell->running = false;
+	log_event(scheduler->options.environment->log, LOG_NOTICE, failed_on->name, cell->run_id,
+		  "retry", "%s #%u again on %s (attempt %u of %u)", cell->workload->name,
+		  cell->repeat_index + 1, next->name, cell->attempts + 1, max_attempts);
+}
+
+/* The cells waiting for a board that went offline move to its twins. */
+static void move_cells_off(struct scheduler *scheduler, struct board *board)
+{
+	size_t i;
+
+	for (i = 0; i < scheduler->cell_count; i++) {
+		struct scheduler_cell *cell = &scheduler->cells[i];
+
+		if (!cell->done && !cell->running && cell->target == board)
+			retarget_or_give_up(scheduler, cell, board, "board offline");
+	}
+}
+
+static void on_health_checked(struct board *board, bool passed, const char *detail, void *data)
+{
+	struct scheduler *scheduler = data;
+
+	(void)detail;
+	board->busy = false;
+	board->offline = !passed;
+	if (passed)
+		board->consecutive_infra = 0;
+	(void)store_board_health_checked(scheduler->options.environment->store, board->name, passed);
+	if (!passed)
+		move_cells_off(scheduler, board);
+	dispatch(scheduler);
+}
+
+static void take_offline(struct scheduler *scheduler, struct board *board, const char *why)
+{
+	int rc;
+
+	board->offline = true;
+	(void)store_board_set_offline(scheduler->options.environment->store, board->name, true);
+	log_event(scheduler->options.environment->log, LOG_NOTICE, board->name, 0, "offline", "%s",
+		  why);
+	board->busy = true;
+	rc = run_health_check(scheduler->options.environment, board, on_health_checked, scheduler);
+	if (rc) {
+		board->busy = false;
+		move_cells_off(scheduler, board);
+	}
+}
+
+/* No health check: a power cycle does not change a host key; a person must
+ * check the board and run `rackbisect lab trust`. */
+static void refuse_board(struct scheduler *scheduler, struct board *board)
+{
+	board->offline = true;
+	(void)store_board_set_offline(scheduler->options.environment->store, board->name, true);
+	log_event(scheduler->options.environment->log, LOG_NOTICE, board->name, 0, "offline",
+		  "its host key does not match the lab's known_hosts; check the board, then run "
+		  "`rackbisect lab trust`");
+	move_cells_off(scheduler, board);
+}
+
+static void on_run_done(const struct run_report *report, void *data)
+{
+	struct pending_run *pending = data;
+	struct scheduler *scheduler = pending->scheduler;
+	struct scheduler_cell *cell = pending->cell;
+	struct board *board = pending->board;
+	char why[128];
+
+	free(pending);
+	cell->outcome = report->outcome;
+	cell->run_id = report->run_id;
+	snprintf(cell->summary, sizeof(cell->summary), "%s", report->summary);
+	if (board) {
+		board->busy = false;
+		snprintf(cell->ran_on, sizeof(cell->ran_on), "%s", board->name);
+	}
+	if (board && report->host_key_refused) {
+		refuse_board(scheduler, board);
+		retarget_or_give_up(scheduler, cell, board, "host key refused");
+	} else if (report->outcome != VERDICT_INFRA || !board) {
+		if (board && report->outcome != VERDICT_SKIP)
+			board->consecutive_infra = 0;
+		complete_cell(scheduler, cell);
+	} else {
+		board->consecutive_infra++;
+		retarget_or_give_up(scheduler, cell, board, "lab trouble");
+	}
+	if (board && !report->host_key_refused && (report->board_in_trouble ||
+		      board->consecutive_infra >= scheduler->options.offline_after)) {
+		snprintf(why, sizeof(why), report->board_in_trouble
+			 ? "did not come back from a power cycle" : "%u INFRA runs in a row",
+			 board->consecutive_infra);
+		take_offline(scheduler, board, why);
+	}
+	show_progress(scheduler);
+	dispatch(scheduler);
+}
+
+static void start_cell(struct scheduler *scheduler, struct scheduler_cell *cell, struct board *board)
+{
+	struct run_spec spec = scheduler->options.spec;
+	struct pending_run *pending = calloc(1, sizeof(*pending));
+	int rc = -ENOMEM;
+
+	spec.workload = cell->workload;
+	spec.repeat_index = cell->repeat_index;
+	cell->attempts++;
+	cell->running = true;
+	if (board)
+		board->busy = true;
+	if (pending) {
+		*pending = (struct pending_run){ scheduler, cell, board };
+		rc = run_start(scheduler->options.environment, board, &spec, on_run_done, pending);
+	}
+	if (rc) {
+		free(pending);
+		if (board)
+			board->busy = false;
+		cell->outcome = VERDICT_INFRA;
+		snprintf(cell->summary, sizeof(cell->summary), "INFRA the run could not be recorded: %s",
+			 store_error_message(scheduler->options.environment->store));
+		complete_cell(scheduler, cell);
+	}
+}
+
+/* Done means nothing of ours is still on the loop: health checks included. */
+static bool any_board_busy(const struct scheduler *scheduler)
+{
+	size_t i;
+
+	for (i = 0; i < scheduler->options.board_count; i++) {
+		if (scheduler->options.boards[i]->busy)
+			return true;
+	}
+	return false;
+}
+
+static void dispatch(struct scheduler *scheduler)
+{
+	size_t i;
+
+	for (i = 0; i < scheduler->cell_count; i++) {
+		struct scheduler_cell *cell = &scheduler->cells[i];
+
+		if (cell->done || cell->running)
+			continue;
+		/* a build that failed needs no board: every cell is SKIP at once */
+		if (scheduler->options.spec.build_failure) {
+			start_cell(scheduler, cell, NULL);
+			continue;
+		}
+		if (!cell->target->busy && !cell->target->offline)
+			start_cell(scheduler, cell, cell->target);
+	}
+	if (scheduler->done_count == scheduler->cell_count && !any_board_busy(scheduler) &&
+	    !scheduler->finished) {
+		scheduler->finished = true;
+		log_progress_clear(scheduler->options.environment->log);
+		scheduler->callback(scheduler, scheduler->data);
+	}
+}
+
+static int make_cells(struct scheduler *scheduler)
+{
+	const struct scheduler_options *options = &scheduler->options;
+	const struct job *job = options->environment->job;
+	size_t b, w, total = 0;
+	unsigned int r;
+
+	for (w = 0; w < job->workload_count; w++)
+		total += (size_t)job->workloads[w].repeats * options->repeat_factor;
+	total *= options->board_count;
+	scheduler->cells = calloc(total ? total : 1, sizeof(*scheduler->cells));
+	if (!scheduler->cells)
+		return -ENOMEM;
+	/* workload-major, so every board starts on the first workload together */
+	for (w = 0; w < job->workload_count; w++) {
+		unsigned int repeats = job->workloads[w].repeats * options->repeat_factor;
+
+		for (r = 0; r < repeats; r++) {
+			for (b = 0; b < options->board_count; b++) {
+				struct scheduler_cell *cell = &scheduler->cells[scheduler->cell_count++];
+
+				cell->home = cell->target = options->boards[b];
+				cell->workload = &job->workloads[w];
+				cell->repeat_index = r;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Boards the store holds offline are checked before they get work. */
+static void check_stored_health(struct scheduler *scheduler)
+{
+	const struct scheduler_options *options = &scheduler->options;
+	size_t i;
+
+	for (i = 0; i < options->board_count; i++) {
+		struct store_board_health health;
+		struct board *board = options->boards[i];
+
+		if (store_board_health_get(options->environment->store, board->name, &health) == 0 &&
+		    health.offline && !options->spec.build_failure) {
+			board->offline = true;
+			board->busy = true;
+			if (run_health_check(options->environment, board, on_health_checked, scheduler)) {
+				board->busy = false;
+			}
+		}
+	}
+}
+
+int scheduler_start(const struct scheduler_options *options, scheduler_done_cb callback,
+		    void *data, struct scheduler **scheduler_out)
+{
+	struct scheduler *scheduler = calloc(1, sizeof(*scheduler));
+	int rc;
+
+	if (!scheduler)
+		return -ENOMEM;
+	scheduler->options = *options;
+	if (!scheduler->options.repeat_factor)
+		scheduler->options.repeat_factor = 1;
+	if (!scheduler->options.max_attempts)
+		scheduler->options.max_attempts = 3;
+	if (!scheduler->options.offline_after)
+		scheduler->options.offline_after = 3;
+	scheduler->callback = callback;
+	scheduler->data = data;
+	scheduler->started_ms = uv_now(options->environment->loop);
+	if ((rc = make_cells(scheduler))) {
+		free(scheduler);
+		return rc;
+	}
+	*scheduler_out = scheduler;
+	check_stored_health(scheduler);
+	dispatch(scheduler);
+	return 0;
+}
+
+const struct scheduler_cell *scheduler_cells(const struct scheduler *scheduler, size_t *count)
+{
+	*count = scheduler->cell_count;
+	return scheduler->cells;
+}
+
+void scheduler_free(struct scheduler *scheduler)
+{
+	if (!scheduler)
+		return;
+	free(scheduler->cells);
+	free(scheduler);
+}

@@ -1,0 +1,147 @@
+/* Boards: drivers are found by the lab's names, and a wrong one is named with file:line:col. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "board.h"
+#include "log.h"
+
+struct scratch {
+	char dir[64];
+	char path[128];
+	char error[1024];
+	struct lab *lab;
+	uv_loop_t loop;
+	struct log log;
+	struct board_set set;
+};
+
+static int open_lab(struct scratch *scratch, const char *text)
+{
+	FILE *file;
+	char load_error[512];
+
+	strcpy(scratch->dir, "/tmp/rackbisect-test-board-XXXXXX");
+	assert_non_null(mkdtemp(scratch->dir));
+	snprintf(scratch->path, sizeof(scratch->path), "%s/lab.yaml", scratch->dir);
+	file = fopen(scratch->path, "w");
+	assert_non_null(file);
+	fputs(text, file);
+	fclose(file);
+	if (lab_load(scratch->path, &scratch->lab, load_error, sizeof(load_error)) != 0)
+		fail_msg("%s", load_error);
+	uv_loop_init(&scratch->loop);
+	log_init(&scratch->log, stderr, false, NULL);
+	return board_set_open(&(struct board_set_options){ &scratch->loop, scratch->lab, scratch->dir,
+							   &scratch->log, false },
+			      &scratch->set, scratch->error, sizeof(scratch->error));
+}
+
+static void close_lab(struct scratch *scratch)
+{
+	char command[200];
+
+	board_set_close(&scratch->set);
+	uv_run(&scratch->loop, UV_RUN_DEFAULT);
+	assert_int_equal(uv_loop_close(&scratch->loop), 0);
+	lab_free(scratch->lab);
+	snprintf(command, sizeof(command), "rm -rf '%s'", scratch->dir);
+	assert_int_equal(system(command), 0);
+}
+
+static void assert_error(struct scratch *scratch, int line, int column, const char *words)
+{
+	char prefix[200];
+
+	snprintf(prefix, sizeof(prefix), "%s:%d:%d: ", scratch->path, line, column);
+	if (strncmp(scratch->error, prefix, strlen(prefix)) != 0 || !strstr(scratch->error, words))
+		fail_msg("error '%s' is not '%s...%s'", scratch->error, prefix, words);
+}
+
+static void test_virtual_lab_opens_every_driver(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	assert_int_equal(open_lab(&scratch, "name: v\nboards:\n  - name: a\n    chip: ar9285\n"
+					    "    transport: {host: 127.77.9.1, port: 2222}\n"
+					    "    console: {port: 7000}\n"), 0);
+	assert_int_equal(scratch.set.count, 1);
+	assert_string_equal(scratch.set.boards[0].power->ops->name, "virtual");
+	assert_string_equal(scratch.set.boards[0].console->ops->name, "virtual");
+	assert_string_equal(scratch.set.boards[0].boot->ops->name, "virtual");
+	/* the lab's own key and known_hosts, under the state directory */
+	assert_non_null(strstr(scratch.set.boards[0].known_hosts_file, "/labs/v/known_hosts"));
+	assert_ptr_equal(board_set_find(&scratch.set, "a"), &scratch.set.boards[0]);
+	assert_null(board_set_find(&scratch.set, "b"));
+	close_lab(&scratch);
+}
+
+static void test_unknown_driver_is_named_where_it_is_written(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	assert_int_equal(open_lab(&scratch, "name: v\nboards:\n  - name: a\n    chip: ar9285\n"
+					    "    transport: {host: 127.77.9.1}\n"
+					    "    power: {driver: pdu9000}\n"), -EINVAL);
+	assert_error(&scratch, 6, 12, "board 'a': unknown power driver 'pdu9000' (known: command, virtual)");
+	close_lab(&scratch);
+	assert_int_equal(open_lab(&scratch, "name: v\nboards:\n  - name: a\n    chip: ar9285\n"
+					    "    transport: {host: 127.77.9.1}\n"
+					    "    boot: {driver: grubby}\n"), -EINVAL);
+	assert_error(&scratch, 6, 11, "unknown boot driver 'grubby' (known: virtual)");
+	close_lab(&scratch);
+}
+
+static void test_ssh_lab_board_without_power_driver_is_refused(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	assert_int_equal(open_lab(&scratch, "name: r\ntype: ssh\nboards:\n  - name: a\n    chip: ar9285\n"
+					    "    transport: {host: 127.77.9.1, identity: id}\n"), -EINVAL);
+	assert_error(&scratch, 4, 5, "board 'a' has no power driver");
+	close_lab(&scratch);
+}
+
+static void test_driver_refuses_its_bad_option_with_its_location(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	assert_int_equal(open_lab(&scratch, "name: r\ntype: ssh\nboards:\n  - name: a\n    chip: ar9285\n"
+					    "    transport: {host: 127.77.9.1, identity: keys/id}\n"
+					    "    power: {driver: command, on: pdu-on, off: [pdu, off]}\n"
+					    "    console: {driver: tcp, port: 7001}\n"
+					    "    boot: {driver: virtual}\n"), -EINVAL);
+	assert_error(&scratch, 7, 34, "on must be a list");
+	close_lab(&scratch);
+	/* a relative identity is the lab file's neighbour, not the current directory's */
+	assert_int_equal(open_lab(&scratch, "name: r\ntype: ssh\nboards:\n  - name: a\n    chip: ar9285\n"
+					    "    transport: {host: 127.77.9.1, identity: keys/id}\n"
+					    "    power: {driver: command, on: [pdu, on], off: [pdu, off]}\n"
+					    "    console: {driver: tcp, port: 7001}\n"
+					    "    boot: {driver: virtual}\n"), 0);
+	assert_non_null(strstr(scratch.set.boards[0].identity_file, scratch.dir));
+	assert_non_null(strstr(scratch.set.boards[0].identity_file, "/keys/id"));
+	close_lab(&scratch);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_virtual_lab_opens_every_driver),
+		cmocka_unit_test(test_unknown_driver_is_named_where_it_is_written),
+		cmocka_unit_test(test_ssh_lab_board_without_power_driver_is_refused),
+		cmocka_unit_test(test_driver_refuses_its_bad_option_with_its_location),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,739 @@
+/* Kernel builds on the loop: results, the tree-id cache, remembered
+ * failures, refused refs, cancel, concurrent builds, and that the tree's own
+ * checkout is never touched. Each test makes its own git repository whose
+ * Makefile stands in for a kernel's; a counter file outside the tree, which
+ * every run of the Makefile appends to, proves when nothing was rebuilt. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <uv.h>
+
+#include "build.h"
+#include "files.h"
+#include "kernel_build.h"
+#include "path.h"
+#include "subprocess.h"
+
+#define TIMEOUT_MS 60000
+
+struct fixture {
+	char dir[64];
+	char repo[128];
+	char cache[128];
+	char counter[128];
+	char pidfile[128];
+	char first_head[41];
+	uv_loop_t loop;
+};
+
+struct outcome {
+	int calls;
+	uint64_t finished_ns;
+	struct build_result result;
+	char error_text[PATH_MAX + 2048];
+};
+
+/* ---- the test repository ------------------------------------------------ */
+
+/* git with nobody's configuration: the same repository on every machine. */
+static int run_git(struct fixture *fixture, char **output, const char *first, va_list more)
+{
+	static char *const environment[] = {
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.org",
+		"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.org", NULL,
+	};
+	struct subprocess_options options = { .environment = environment };
+	char *argv[16] = { "git", "-C", fixture->repo };
+	size_t count = 3;
+	const char *word;
+
+	for (word = first; word && count < 15; word = va_arg(more, const char *))
+		argv[count++] = (char *)word;
+	argv[count] = NULL;
+	return subprocess_run(argv, &options, output);
+}
+
+static void git(struct fixture *fixture, const char *first, ...)
+{
+	va_list more;
+	int rc;
+
+	va_start(more, first);
+	rc = run_git(fixture, NULL, first, more);
+	va_end(more);
+	assert_int_equal(rc, 0);
+}
+
+/* The first line git printed; the caller frees it. */
+static char *git_line(struct fixture *fixture, const char *first, ...)
+{
+	char *output = NULL;
+	va_list more;
+	int rc;
+
+	va_start(more, first);
+	rc = run_git(fixture, &output, first, more);
+	va_end(more);
+	assert_int_equal(rc, 0);
+	assert_non_null(output);
+	output[strcspn(output, "\n")] = '\0';
+	return output;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	assert_int_equal(files_write_atomic(path, text), 0);
+}
+
+static void commit_makefile(struct fixture *fixture, const char *makefile, const char *message)
+{
+	char path[PATH_MAX];
+
+	assert_int_equal(path_format(path, sizeof(path), "%s/Makefile", fixture->repo), 0);
+	write_file(path, makefile);
+	git(fixture, "add", "Makefile", NULL);
+	git(fixture, "commit", "-q", "-m", message, NULL);
+}
+
+/* A kernel that builds: image-VERSION and release 9.9.VERSION-test. */
+static void commit_good(struct fixture *fixture, int version)
+{
+	char makefile[4096], message[64];
+
+	snprintf(makefile, sizeof(makefile),
+		 "all:\n"
+		 "\techo built >> %s\n"
+		 "\tmkdir -p arch/x86/boot include/config\n"
+		 "\techo image-%d > arch/x86/boot/bzImage\n"
+		 "\techo 9.9.%d-test > include/config/kernel.release\n",
+		 fixture->counter, version, version);
+	snprintf(message, sizeof(message), "kernel %d", version);
+	commit_makefile(fixture, makefile, message);
+}
+
+static void commit_broken(struct fixture *fixture)
+{
+	char makefile[4096];
+
+	snprintf(makefile, sizeof(makefile),
+		 "all:\n"
+		 "\techo built >> %s\n"
+		 "\techo this-commit-is-broken >&2; exit 3\n", fixture->counter);
+	commit_makefile(fixture, makefile, "broken");
+}
+
+/* Writes its pid (the shell's, which becomes sleep's) where the test sees it. */
+static void commit_slow(struct fixture *fixture)
+{
+	char makefile[4096];
+
+	snprintf(makefile, sizeof(makefile),
+		 "all:\n"
+		 "\techo $$$$ > %s.new; mv %s.new %s; exec sleep 30\n",
+		 fixture->pidfile, fixture->pidfile, fixture->pidfile);
+	commit_makefile(fixture, makefile, "slow");
+}
+
+static int setup(void **state)
+{
+	struct fixture *fixture = calloc(1, sizeof(*fixture));
+	char *init[] = { "git", "init", "-q", NULL, NULL };
+	char *head;
+
+	if (!fixture)
+		return -1;
+	strcpy(fixture->dir, "/tmp/rackbisect-test-build-XXXXXX");
+	if (!mkdtemp(fixture->dir) || uv_loop_init(&fixture->loop) != 0)
+		return -1;
+	snprintf(fixture->repo, sizeof(fixture->repo), "%s/repo", fixture->dir);
+	snprintf(fixture->cache, sizeof(fixture->cache), "%s/cache", fixture->dir);
+	snprintf(fixture->counter, sizeof(fixture->counter), "%s/counter", fixture->dir);
+	snprintf(fixture->pidfile, sizeof(fixture->pidfile), "%s/pid", fixture->dir);
+	init[3] = fixture->repo;
+	if (subprocess_run(init, NULL, NULL) != 0)
+		return -1;
+	commit_good(fixture, 1);
+	head = git_line(fixture, "rev-parse", "HEAD", NULL);
+	snprintf(fixture->first_head, sizeof(fixture->first_head), "%s", head);
+	free(head);
+	*state = fixture;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fixture = *state;
+	int open_handles;
+
+	uv_run(&fixture->loop, UV_RUN_DEFAULT);
+	/* UV_EBUSY here: a build left a handle open after its callback */
+	open_handles = uv_loop_close(&fixture->loop);
+	files_remove_tree(fixture->dir);
+	free(fixture);
+	return open_handles;
+}
+
+/* ---- running builds ------------------------------------------------------ */
+
+static void on_built(struct build *build, const struct build_result *result, void *data)
+{
+	struct outcome *outcome = data;
+
+	(void)build;
+	outcome->calls++;
+	outcome->finished_ns = uv_hrtime();
+	outcome->result = *result;
+	snprintf(outcome->error_text, sizeof(outcome->error_text), "%s",
+		 result->error_text ? result->error_text : "");
+	outcome->result.error_text = result->error_text ? outcome->error_text : NULL;
+}
+
+static int start_with(struct fixture *fixture, const char *ref, char *const *argv,
+		      const char *artifact, struct outcome *outcome, struct build **build)
+{
+	struct build_request request = {
+		.tree = fixture->repo,
+		.ref = ref,
+		.build_argv = argv,
+		.artifact = artifact,
+		.release_file = "include/config/kernel.release",
+		.cache_dir = fixture->cache,
+	};
+
+	return build_start(&fixture->loop, &request, on_built, outcome, build);
+}
+
+static struct build *start(struct fixture *fixture, const char *ref, struct outcome *outcome)
+{
+	struct build *build = NULL;
+
+	assert_int_equal(start_with(fixture, ref, NULL, "arch/x86/boot/bzImage", outcome, &build), 0);
+	assert_non_null(build);
+	return build;
+}
+
+static void on_deadline(uv_timer_t *timer)
+{
+	*(bool *)timer->data = true;
+}
+
+/* Runs the loop until every outcome has its callback (never sleeping); a
+ * build that never calls back fails the test after TIMEOUT_MS. */
+static void run_until_done(struct fixture *fixture, struct outcome *outcomes, size_t count)
+{
+	uv_timer_t deadline;
+	bool timed_out = false, done = false;
+	size_t i;
+
+	uv_timer_init(&fixture->loop, &deadline);
+	deadline.data = &timed_out;
+	uv_timer_start(&deadline, on_deadline, TIMEOUT_MS, 0);
+	while (!done && !timed_out) {
+		uv_run(&fixture->loop, UV_RUN_ONCE);
+		for (done = true, i = 0; i < count; i++)
+			done = done && outcomes[i].calls > 0;
+	}
+	uv_close((uv_handle_t *)&deadline, NULL);
+	uv_run(&fixture->loop, UV_RUN_DEFAULT);
+	assert_false(timed_out);
+	for (i = 0; i < count; i++)
+		assert_int_equal(outcomes[i].calls, 1);
+}
+
+static void build_and_wait(struct fixture *fixture, const char *ref, struct outcome *outcome)
+{
+	start(fixture, ref, outcome);
+	run_until_done(fixture, outcome, 1);
+}
+
+/* ---- checks -------------------------------------------------------------- */
+
+static int count_lines(const char *path)
+{
+	char *text = files_read_text(path);
+	int lines = 0;
+	char *c;
+
+	for (c = text; c && *c; c++)
+		lines += *c == '\n';
+	free(text);
+	return lines;
+}
+
+static int count_entries(const char *dir)
+{
+	DIR *directory = opendir(dir);
+	struct dirent *entry;
+	int count = 0;
+
+	if (!directory)
+		return 0;
+	while ((entry = readdir(directory)) != NULL)
+		count += strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0;
+	closedir(directory);
+	return count;
+}
+
+static void assert_file_line(const char *path, const char *expected)
+{
+	char line[512];
+
+	assert_int_equal(files_read_line(path, line, sizeof(line)), 0);
+	assert_string_equal(line, expected);
+}
+
+/* HEAD, the index and the work tree as the test left them; no worktree
+ * but the tree's own, none left in the cache, nothing half-written. */
+static void assert_tree_untouched(struct fixture *fixture, const char *head)
+{
+	char *now = git_line(fixture, "rev-parse", "HEAD", NULL);
+	char *status = NULL, *worktrees = NULL, dir[PATH_MAX];
+	struct subprocess_options quiet = { 0 };
+	char *argv_status[] = { "git", "-C", fixture->repo, "status", "--porcelain", NULL };
+	char *argv_list[] = { "git", "-C", fixture->repo, "worktree", "list", "--porcelain", NULL };
+	const char *c;
+	int listed = 0;
+
+	assert_string_equal(now, head);
+	free(now);
+	assert_int_equal(subprocess_run(argv_status, &quiet, &status), 0);
+	assert_string_equal(status, "");
+	assert_int_equal(subprocess_run(argv_list, &quiet, &worktrees), 0);
+	for (c = worktrees; (c = strstr(c, "worktree ")) != NULL; c++)
+		listed++;
+	assert_int_equal(listed, 1);
+	free(status);
+	free(worktrees);
+	snprintf(dir, sizeof(dir), "%s/arch", fixture->repo);
+	assert_int_equal(access(dir, F_OK), -1);
+	snprintf(dir, sizeof(dir), "%s/work", fixture->cache);
+	assert_int_equal(count_entries(dir), 0);
+	snprintf(dir, sizeof(dir), "%s/staging", fixture->cache);
+	assert_int_equal(count_entries(dir), 0);
+}
+
+/* ---- tests --------------------------------------------------------------- */
+
+static void test_build_fills_the_result(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome outcome = { 0 };
+	char *tree = git_line(fixture, "rev-parse", "HEAD^{tree}", NULL);
+	char expected[PATH_MAX], *log;
+
+	build_and_wait(fixture, "HEAD", &outcome);
+	assert_int_equal(outcome.result.status, 0);
+	assert_false(outcome.result.cached);
+	assert_null(outcome.result.error_text);
+	assert_string_equal(outcome.result.commit, fixture->first_head);
+	assert_string_equal(outcome.result.tree_id, tree);
+	snprintf(expected, sizeof(expected), "%s/%s/image", fixture->cache, tree);
+	assert_string_equal(outcome.result.image, expected);
+	assert_file_line(outcome.result.image, "image-1");
+	assert_string_equal(outcome.result.release, "9.9.1-test");
+	snprintf(expected, sizeof(expected), "%s/%s/build.log", fixture->cache, tree);
+	assert_string_equal(outcome.result.log, expected);
+	log = files_read_text(outcome.result.log);
+	assert_non_null(log);
+	assert_non_null(strstr(log, "echo built"));
+	free(log);
+	snprintf(expected, sizeof(expected), "%s/%s/commit", fixture->cache, tree);
+	assert_file_line(expected, fixture->first_head);
+	assert_int_equal(count_lines(fixture->counter), 1);
+	assert_tree_untouched(fixture, fixture->first_head);
+	free(tree);
+}
+
+static void test_second_request_is_cached(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome first = { 0 }, second = { 0 };
+
+	build_and_wait(fixture, "HEAD", &first);
+	build_and_wait(fixture, fixture->first_head, &second);
+	assert_int_equal(second.result.status, 0);
+	assert_true(second.result.cached);
+	assert_null(second.result.error_text);
+	assert_string_equal(second.result.image, first.result.image);
+	assert_string_equal(second.result.release, "9.9.1-test");
+	assert_string_equal(second.result.log, first.result.log);
+	assert_int_equal(count_lines(fixture->counter), 1);
+}
+
+static void test_commits_with_the_same_tree_share_a_build(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome first = { 0 }, second = { 0 };
+	char *head;
+
+	git(fixture, "commit", "-q", "--allow-empty", "-m", "nothing changes", NULL);
+	head = git_line(fixture, "rev-parse", "HEAD", NULL);
+	build_and_wait(fixture, "HEAD", &first);
+	build_and_wait(fixture, "HEAD~1", &second);
+	assert_int_equal(first.result.status, 0);
+	assert_false(first.result.cached);
+	assert_int_equal(second.result.status, 0);
+	assert_true(second.result.cached);
+	assert_string_equal(first.result.commit, head);
+	assert_string_equal(second.result.commit, fixture->first_head);
+	assert_string_equal(second.result.tree_id, first.result.tree_id);
+	assert_string_equal(second.result.image, first.result.image);
+	assert_int_equal(count_lines(fixture->counter), 1);
+	assert_tree_untouched(fixture, head);
+	free(head);
+}
+
+static void test_failed_build_is_remembered_with_its_log(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome first = { 0 }, second = { 0 };
+	char expected[PATH_MAX], *head, *log;
+
+	commit_broken(fixture);
+	head = git_line(fixture, "rev-parse", "HEAD", NULL);
+	build_and_wait(fixture, "HEAD", &first);
+	assert_int_equal(first.result.status, -ENOEXEC);
+	assert_false(first.result.cached);
+	assert_string_equal(first.result.commit, head);
+	assert_string_equal(first.result.image, "");
+	snprintf(expected, sizeof(expected), "%s/%s/build.log", fixture->cache, first.result.tree_id);
+	assert_string_equal(first.result.log, expected);
+	log = files_read_text(first.result.log);
+	assert_non_null(log);
+	assert_non_null(strstr(log, "this-commit-is-broken"));
+	free(log);
+	assert_non_null(first.result.error_text);
+	assert_non_null(strstr(first.result.error_text, head));
+	assert_non_null(strstr(first.result.error_text, "does not build"));
+	assert_non_null(strstr(first.result.error_text, first.result.log));
+
+	build_and_wait(fixture, "HEAD", &second);
+	assert_int_equal(second.result.status, -ENOEXEC);
+	assert_true(second.result.cached);
+	assert_string_equal(second.result.log, first.result.log);
+	assert_non_null(strstr(second.result.error_text, "exited with status 2"));
+	assert_int_equal(count_lines(fixture->counter), 1);
+	assert_tree_untouched(fixture, head);
+	free(head);
+}
+
+static void test_build_without_image_does_not_build(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome outcome = { 0 };
+	struct build *build;
+
+	assert_int_equal(start_with(fixture, "HEAD", NULL, "arch/x86/boot/vmlinuz", &outcome, &build), 0);
+	run_until_done(fixture, &outcome, 1);
+	assert_int_equal(outcome.result.status, -ENOEXEC);
+	assert_non_null(strstr(outcome.result.error_text, "arch/x86/boot/vmlinuz"));
+	assert_tree_untouched(fixture, fixture->first_head);
+}
+
+static void test_unknown_ref_is_enoent(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome outcome = { 0 };
+
+	build_and_wait(fixture, "no-such-branch", &outcome);
+	assert_int_equal(outcome.result.status, -ENOENT);
+	assert_string_equal(outcome.result.commit, "");
+	assert_string_equal(outcome.result.log, "");
+	assert_non_null(strstr(outcome.result.error_text, "no-such-branch"));
+	assert_int_equal(count_lines(fixture->counter), 0);
+	assert_tree_untouched(fixture, fixture->first_head);
+}
+
+static void test_refused_requests_are_einval(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome outcome = { 0 };
+	char *empty_argv[] = { NULL };
+	struct build *build = NULL;
+
+	assert_int_equal(start_with(fixture, "--foo", NULL, "arch/x86/boot/bzImage", &outcome, &build),
+			 -EINVAL);
+	assert_int_equal(start_with(fixture, "-", NULL, "arch/x86/boot/bzImage", &outcome, &build),
+			 -EINVAL);
+	assert_int_equal(start_with(fixture, "HEAD", NULL, "/boot/vmlinuz", &outcome, &build), -EINVAL);
+	assert_int_equal(start_with(fixture, "HEAD", NULL, "arch/../../x", &outcome, &build), -EINVAL);
+	assert_int_equal(start_with(fixture, "HEAD", empty_argv, "bzImage", &outcome, &build), -EINVAL);
+	assert_null(build);
+	uv_run(&fixture->loop, UV_RUN_DEFAULT);
+	assert_int_equal(outcome.calls, 0);
+}
+
+static void test_older_commit_leaves_the_checkout_alone(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome outcome = { 0 };
+	char *head;
+
+	commit_good(fixture, 2);
+	head = git_line(fixture, "rev-parse", "HEAD", NULL);
+	build_and_wait(fixture, "HEAD~1", &outcome);
+	assert_int_equal(outcome.result.status, 0);
+	assert_string_equal(outcome.result.commit, fixture->first_head);
+	assert_file_line(outcome.result.image, "image-1");
+	assert_tree_untouched(fixture, head);
+	free(head);
+}
+
+static void test_two_commits_build_at_once(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome outcomes[2] = { { 0 } };
+	char *head;
+
+	commit_good(fixture, 2);
+	head = git_line(fixture, "rev-parse", "HEAD", NULL);
+	start(fixture, "HEAD~1", &outcomes[0]);
+	start(fixture, "HEAD", &outcomes[1]);
+	run_until_done(fixture, outcomes, 2);
+	assert_int_equal(outcomes[0].result.status, 0);
+	assert_int_equal(outcomes[1].result.status, 0);
+	assert_string_not_equal(outcomes[0].result.tree_id, outcomes[1].result.tree_id);
+	assert_file_line(outcomes[0].result.image, "image-1");
+	assert_file_line(outcomes[1].result.image, "image-2");
+	assert_string_equal(outcomes[1].result.release, "9.9.2-test");
+	assert_int_equal(count_lines(fixture->counter), 2);
+	assert_tree_untouched(fixture, head);
+	free(head);
+}
+
+static void test_same_tree_twice_at_once_keeps_one_entry(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome outcomes[2] = { { 0 } };
+
+	start(fixture, "HEAD", &outcomes[0]);
+	start(fixture, "HEAD", &outcomes[1]);
+	run_until_done(fixture, outcomes, 2);
+	assert_int_equal(outcomes[0].result.status, 0);
+	assert_int_equal(outcomes[1].result.status, 0);
+	assert_string_equal(outcomes[0].result.image, outcomes[1].result.image);
+	assert_file_line(outcomes[1].result.image, "image-1");
+	/* the tree entry plus work/ and staging/ */
+	assert_int_equal(count_entries(fixture->cache), 3);
+	assert_tree_untouched(fixture, fixture->first_head);
+}
+
+static void test_missing_build_command_is_not_remembered(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome first = { 0 }, second = { 0 };
+	char *argv[] = { "rackbisect-test-no-such-command", NULL };
+	struct build *build;
+
+	assert_int_equal(start_with(fixture, "HEAD", argv, "arch/x86/boot/bzImage", &first, &build), 0);
+	run_until_done(fixture, &first, 1);
+	assert_int_not_equal(first.result.status, 0);
+	assert_int_not_equal(first.result.status, -ENOEXEC);
+	assert_int_not_equal(first.result.status, -ENOENT);
+	assert_non_null(strstr(first.result.error_text, "rackbisect-test-no-such-command"));
+	assert_non_null(strstr(first.result.error_text, fixture->first_head));
+	assert_int_equal(start_with(fixture, "HEAD", argv, "arch/x86/boot/bzImage", &second, &build), 0);
+	run_until_done(fixture, &second, 1);
+	assert_false(second.result.cached);
+	assert_int_equal(second.result.status, first.result.status);
+	assert_tree_untouched(fixture, fixture->first_head);
+}
+
+static void test_build_killed_by_a_signal_is_not_remembered(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome first = { 0 }, second = { 0 };
+	char *argv[] = { "sh", "-c", "echo dying; kill -9 $$", NULL };
+	struct build *build;
+	char *log;
+
+	assert_int_equal(start_with(fixture, "HEAD", argv, "arch/x86/boot/bzImage", &first, &build), 0);
+	run_until_done(fixture, &first, 1);
+	assert_int_equal(first.result.status, -EINTR);
+	assert_non_null(strstr(first.result.error_text, "signal 9"));
+	/* the log of a build that died is kept, outside the cache's entries */
+	log = files_read_text(first.result.log);
+	assert_non_null(log);
+	assert_non_null(strstr(log, "dying"));
+	free(log);
+	assert_int_equal(start_with(fixture, "HEAD", NULL, "arch/x86/boot/bzImage", &second, &build), 0);
+	run_until_done(fixture, &second, 1);
+	assert_int_equal(second.result.status, 0);
+	assert_false(second.result.cached);
+}
+
+/* Dead, or a zombie waiting for init: either way it runs no more. */
+static bool process_gone(pid_t pid)
+{
+	char path[64], stat[512], *end;
+	FILE *file;
+	size_t got;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	file = fopen(path, "r");
+	if (!file)
+		return true;
+	got = fread(stat, 1, sizeof(stat) - 1, file);
+	fclose(file);
+	stat[got] = '\0';
+	end = strrchr(stat, ')');
+	return end && (end[2] == 'Z' || end[2] == 'X');
+}
+
+struct cancel_watch {
+	uv_timer_t timer;
+	struct build *build;
+	const char *pidfile;
+	uint64_t cancelled_ns;
+};
+
+/* Cancels once the slow build's sleep is running: its pid file is there. */
+static void on_watch(uv_timer_t *timer)
+{
+	struct cancel_watch *watch = timer->data;
+
+	if (access(watch->pidfile, R_OK) != 0)
+		return;
+	watch->cancelled_ns = uv_hrtime();
+	build_cancel(watch->build);
+	uv_close((uv_handle_t *)timer, NULL);
+}
+
+static void test_cancel_during_slow_build(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome outcome = { 0 };
+	struct cancel_watch watch = { .pidfile = fixture->pidfile };
+	char pid_text[32], entry[PATH_MAX], *head;
+
+	commit_slow(fixture);
+	head = git_line(fixture, "rev-parse", "HEAD", NULL);
+	watch.build = start(fixture, "HEAD", &outcome);
+	uv_timer_init(&fixture->loop, &watch.timer);
+	watch.timer.data = &watch;
+	uv_timer_start(&watch.timer, on_watch, 5, 5);
+	run_until_done(fixture, &outcome, 1);
+	assert_int_not_equal(watch.cancelled_ns, 0);
+	assert_int_equal(outcome.result.status, -ECANCELED);
+	assert_non_null(strstr(outcome.result.error_text, "cancelled"));
+	/* sleep 30 was killed, not waited for */
+	assert_true(outcome.finished_ns - watch.cancelled_ns < 10 * 1000000000ull);
+	assert_int_equal(files_read_line(fixture->pidfile, pid_text, sizeof(pid_text)), 0);
+	assert_true(process_gone((pid_t)atoi(pid_text)));
+	snprintf(entry, sizeof(entry), "%s/%s", fixture->cache, outcome.result.tree_id);
+	assert_int_equal(access(entry, F_OK), -1);
+	assert_tree_untouched(fixture, head);
+	free(head);
+}
+
+static void test_cancel_right_after_start(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome outcome = { 0 };
+
+	build_cancel(start(fixture, "HEAD", &outcome));
+	run_until_done(fixture, &outcome, 1);
+	assert_int_equal(outcome.result.status, -ECANCELED);
+	assert_int_equal(count_lines(fixture->counter), 0);
+	assert_tree_untouched(fixture, fixture->first_head);
+}
+
+static void test_kernel_build_commit_waits_for_build(void **state)
+{
+	struct fixture *fixture = *state;
+	struct kernel_build built, cached;
+	char error[2048], expected[PATH_MAX], *tree;
+
+	tree = git_line(fixture, "rev-parse", "HEAD^{tree}", NULL);
+	assert_int_equal(kernel_build_commit(fixture->repo, "HEAD", fixture->cache, &built, error,
+					     sizeof(error)), 0);
+	assert_string_equal(built.commit, fixture->first_head);
+	snprintf(expected, sizeof(expected), "%s/%s/image", fixture->cache, tree);
+	assert_string_equal(built.image, expected);
+	assert_string_equal(built.release, "9.9.1-test");
+	assert_int_equal(kernel_build_commit(fixture->repo, "HEAD", fixture->cache, &cached, error,
+					     sizeof(error)), 0);
+	assert_string_equal(cached.image, built.image);
+	assert_int_equal(count_lines(fixture->counter), 1);
+	assert_int_equal(kernel_build_commit(fixture->repo, "nope", fixture->cache, &built, error,
+					     sizeof(error)), -ENOENT);
+	assert_non_null(strstr(error, "nope"));
+	assert_int_equal(kernel_build_commit(fixture->repo, "--all", fixture->cache, &built, error,
+					     sizeof(error)), -EINVAL);
+	assert_non_null(strstr(error, "may not start with '-'"));
+	assert_tree_untouched(fixture, fixture->first_head);
+	free(tree);
+}
+
+static void restore(const char *name, const char *saved)
+{
+	if (saved)
+		setenv(name, saved, 1);
+	else
+		unsetenv(name);
+}
+
+static void test_default_cache_follows_xdg(void **state)
+{
+	char *xdg = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
+	char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	char path[PATH_MAX];
+
+	(void)state;
+	setenv("XDG_CACHE_HOME", "/x/cache", 1);
+	setenv("HOME", "/home/someone", 1);
+	assert_int_equal(build_default_cache(path, sizeof(path)), 0);
+	assert_string_equal(path, "/x/cache/rackbisect/kernels");
+	unsetenv("XDG_CACHE_HOME");
+	assert_int_equal(build_default_cache(path, sizeof(path)), 0);
+	assert_string_equal(path, "/home/someone/.cache/rackbisect/kernels");
+	assert_int_equal(kernel_build_default_cache(path, sizeof(path)), 0);
+	assert_string_equal(path, "/home/someone/.cache/rackbisect/kernels");
+	assert_int_equal(build_default_cache(path, 8), -ENAMETOOLONG);
+	unsetenv("HOME");
+	assert_int_equal(build_default_cache(path, sizeof(path)), -ENOENT);
+	restore("XDG_CACHE_HOME", xdg);
+	restore("HOME", home);
+	free(xdg);
+	free(home);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_build_fills_the_result, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_second_request_is_cached, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_commits_with_the_same_tree_share_a_build, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_failed_build_is_remembered_with_its_log, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_build_without_image_does_not_build, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_ref_is_enoent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_requests_are_einval, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_older_commit_leaves_the_checkout_alone, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_two_commits_build_at_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_same_tree_twice_at_once_keeps_one_entry, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_missing_build_command_is_not_remembered, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_build_killed_by_a_signal_is_not_remembered, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_cancel_during_slow_build, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cancel_right_after_start, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_build_commit_waits_for_build, setup, teardown),
+		cmocka_unit_test(test_default_cache_follows_xdg),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
