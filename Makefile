@@ -5,7 +5,8 @@ BUILD     := build
 CC        := gcc
 PKGCONFIG := libuv yaml-0.1 jansson sqlite3 libssh
 
-# Debian packages the build, the tests and the virtual lab need.
+# Debian packages the build, the tests and the virtual lab need (pssh: make bench
+# compares the coordinator's SSH fan-out with parallel-ssh).
 DEBIAN_PACKAGES := gcc make pkg-config git libc6-dev \
 	libuv1-dev libssh-dev libyaml-dev libcurl4-openssl-dev libsqlite3-dev \
 	libjansson-dev libcmocka-dev openssh-server openssh-client \

@@ -249,10 +249,13 @@ static int open_board(const struct board_set_options *options, const struct lab_
 	}
 	if ((rc = open_drivers(board, &context, error, error_len)))
 		return rc;
-	if (options->follow_consoles)
-		return board->console->ops->start(board->console, CONSOLE_RETRY_MS, on_console_data,
-						  on_console_event, board);
-	return 0;
+	return options->follow_consoles ? board_follow_console(board) : 0;
+}
+
+int board_follow_console(struct board *board)
+{
+	return board->console->ops->start(board->console, CONSOLE_RETRY_MS, on_console_data,
+					  on_console_event, board);
 }
 
 int board_set_open(const struct board_set_options *options, struct board_set *set,

@@ -83,6 +83,10 @@ int board_set_open(const struct board_set_options *options, struct board_set *se
 void board_set_close(struct board_set *set);
 struct board *board_set_find(struct board_set *set, const char *name);
 
+/* Starts following the board's console (board_set_open with follow_consoles
+ * false leaves that to the caller, for the boards it will use). */
+int board_follow_console(struct board *board);
+
 /* The run on this board begins capturing into console_path (its own file). */
 int board_capture_start(struct board *board, const char *console_path);
 /* Marks a gap, e.g. "[rackbisect: console lost: ...]", in the capture. */

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,8 @@ struct run_command {
 	int64_t build_id;
 	char build_failure[PATH_MAX + 64];
 	struct scheduler *scheduler;
+	struct build *building;		/* while the build runs */
+	uv_signal_t interrupt, terminate;
 	int lock_fd;
 	bool loop_ready;
 	int exit_code;
@@ -178,6 +181,9 @@ static int select_boards(struct run_command *command)
 		if (command->boards_option && !board_matches(board->config, command->boards_option))
 			continue;
 		command->selected[command->selected_count++] = board;
+		if (board_follow_console(board) != 0)
+			log_event(&command->log, LOG_NOTICE, board->name, 0, "console-lost",
+				  "cannot start following the console");
 	}
 	if (command->selected_count == 0) {
 		cli_error("no board of lab %s (%s) is selected by job %s%s%s", command->lab->name,
@@ -262,7 +268,7 @@ static int open_everything(struct run_command *command)
 	log_init(&command->log, stderr, command->globals.verbose, command->store);
 	close_interrupted_runs(command);
 	rc = board_set_open(&(struct board_set_options){ &command->loop, command->lab,
-							 command->globals.state, &command->log, true },
+							 command->globals.state, &command->log, false },
 			    &command->boards, error, sizeof(error));
 	if (rc) {
 		fprintf(stderr, "rackbisect: %s\n", error);
@@ -332,8 +338,13 @@ static void on_built(struct build *build, const struct build_result *result, voi
 	struct run_command *command = data;
 
 	(void)build;
+	command->building = NULL;
 	command->build = *result;
 	command->build.error_text = NULL;
+	if (result->status == -ECANCELED) {
+		command->exit_code = 130;
+		return;
+	}
 	if (result->status == -ENOENT || result->status == -EINVAL) {
 		cli_error("%s", result->error_text ? result->error_text : "no such commit");
 		command->exit_code = CLI_EXIT_USAGE;
@@ -367,16 +378,49 @@ static int start_build(struct run_command *command)
 		.release_file = command->job->kernel.release,
 		.cache_dir = command->cache_dir,
 	};
-	struct build *build;
 	int rc;
 
 	log_progress(&command->log, "building %s in %s", request.ref, command->tree);
-	rc = build_start(&command->loop, &request, on_built, command, &build);
+	rc = build_start(&command->loop, &request, on_built, command, &command->building);
 	if (rc) {
 		cli_error("cannot build %s: %s", request.ref, strerror(-rc));
 		return rc == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_INFRA;
 	}
 	return 0;
+}
+
+/*
+ * Ctrl-C or a TERM: the build (its own process group, so the terminal's
+ * signal does not reach make) is cancelled and its worktree removed; once
+ * runs are on boards we stop at once, leaving them as they are: the next run
+ * closes them as interrupted, exactly as after a crash.
+ */
+static void on_stop_signal(uv_signal_t *signal, int number)
+{
+	struct run_command *command = signal->data;
+
+	log_event(&command->log, LOG_NOTICE, NULL, 0, "stopped", "signal %d", number);
+	command->exit_code = 128 + number;
+	if (command->building) {
+		build_cancel(command->building);
+		return;	/* on_built sees -ECANCELED */
+	}
+	/* Every result so far is committed; stopping now is what a crash does,
+	 * and that is safe by design (the next run closes what was in flight). */
+	fflush(NULL);
+	_exit(command->exit_code);
+}
+
+static void watch_stop_signals(struct run_command *command)
+{
+	uv_signal_init(&command->loop, &command->interrupt);
+	uv_signal_init(&command->loop, &command->terminate);
+	command->interrupt.data = command->terminate.data = command;
+	uv_signal_start(&command->interrupt, on_stop_signal, SIGINT);
+	uv_signal_start(&command->terminate, on_stop_signal, SIGTERM);
+	/* they must not keep the loop alive once the work is done */
+	uv_unref((uv_handle_t *)&command->interrupt);
+	uv_unref((uv_handle_t *)&command->terminate);
 }
 
 /* ---- output --------------------------------------------------------------------------- */
@@ -559,6 +603,10 @@ static void cleanup(struct run_command *command)
 	if (command->boards.boards)
 		board_set_close(&command->boards);
 	if (command->loop_ready) {
+		if (uv_is_active((uv_handle_t *)&command->interrupt)) {
+			uv_close((uv_handle_t *)&command->interrupt, NULL);
+			uv_close((uv_handle_t *)&command->terminate, NULL);
+		}
 		uv_run(&command->loop, UV_RUN_DEFAULT);
 		uv_loop_close(&command->loop);
 	}
@@ -586,9 +634,12 @@ static int run_or_test(enum run_mode mode, int argc, char **argv)
 	if (rc == 0)
 		rc = open_everything(command);
 	if (rc == 0 && (rc = start_build(command)) == 0) {
+		watch_stop_signals(command);
 		uv_run(&command->loop, UV_RUN_DEFAULT);
 		rc = command->exit_code ? command->exit_code
 			: command->scheduler ? report(command) : CLI_EXIT_INFRA;
+		if (mode == MODE_TEST && rc > 128)
+			rc = 128;	/* git bisect run: stop, this is no verdict */
 	}
 	if (rc < 0)
 		rc = rc == -1 ? 0 : CLI_EXIT_INFRA;

@@ -107,7 +107,7 @@ static void print_run_line(const struct store_run *run)
 					 run->symptoms[i].name);
 	if (!run->symptom_count && run->cause)
 		snprintf(why, sizeof(why), "%s", run->cause);
-	printf("%6" PRId64 "  %-7s  %-5s  %-8s  %-4s #%-3u %.12s  %s\n", run->id,
+	printf("%6" PRId64 "  %-7s  %-7s  %-8s  %-4s #%-3u  %-12.12s  %s\n", run->id,
 	       state_names[run->state], outcome_names[run->outcome], run->board ? run->board : "-",
 	       run->workload, run->repeat_index + 1, run->commit, why);
 }
@@ -140,7 +140,7 @@ int cli_runs(int argc, char **argv)
 			json_t *array = command.globals.json ? json_array() : NULL;
 
 			if (!array)
-				printf("%6s  %-7s  %-5s  %-8s  %-9s %-12s  %s\n", "run", "state", "outcome",
+				printf("%6s  %-7s  %-7s  %-8s  %-10s  %-12s  %s\n", "run", "state", "outcome",
 				       "board", "workload", "commit", "why");
 			for (i = 0; i < list.count; i++) {
 				if (array)

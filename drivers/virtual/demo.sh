@@ -1,65 +1,48 @@
 #!/bin/bash
-# make demo: the virtual AR9xxx lab at work, before the coordinator exists.
-# Brings up labs/virtual.yaml, generates the stable-3.3.1 model history,
-# builds v3.3 and v3.3.1-rc1, boots one on vb01 and the other on vb02 over
-# SSH (scp + kexec), runs W3 (idle-transition cycling) on both over SSH, and
-# prints what each kernel did. The lab is brought down at the end unless
-# KEEP_LAB=1.
-set -eu
+# make demo: the main job (jobs/ath9k-ps.yaml) on the virtual lab.
+# Brings up labs/virtual.yaml (8 boards, each a real sshd), generates the
+# stable-3.3.1 model history, and has the coordinator build, boot and test
+# v3.3.1-rc1 on every board and v3.3 on two, over SSH, printing the board x
+# workload matrices with the kernel log lines behind each FAIL. The lab is
+# brought down at the end unless KEEP_LAB=1. State: build/demo/state.
+set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
+rb=$build/rackbisect
 vlab=$build/rackbisect-vlab
 lab=$root/labs/virtual.yaml
+job=$root/jobs/ath9k-ps.yaml
 demo=$build/demo
-cycles=${CYCLES:-20}
+state=$demo/state
 
 say() { printf '\n== %s\n' "$*"; }
 
 cleanup() {
 	if [ "${KEEP_LAB:-0}" != 1 ]; then
 		say "lab down"
-		"$vlab" down "$lab"
+		"$rb" lab down "$lab" --state "$state"
 	fi
 }
 
 say "lab up: 8 boards, each an OpenSSH sshd on its own 127.77.0.x address"
-"$vlab" up "$lab"
-trap cleanup EXIT
-ssh_config=$("$vlab" status "$lab" | sed -n 's/^ssh: ssh -F \([^ ]*\) BOARD$/\1/p')
-
-say "model kernel history: scenario stable-3.3.1, seed 1"
 rm -rf "$demo"
 mkdir -p "$demo"
-"$vlab" make-tree --scenario stable-3.3.1 --seed 1 --out "$demo/tree" --truth "$demo/truth.json"
+"$rb" lab up "$lab" --state "$state" || exit 3
+trap cleanup EXIT
+
+say "model kernel history: scenario stable-3.3.1, seed 1"
+"$vlab" make-tree --scenario stable-3.3.1 --seed 1 --out "$demo/tree" --truth "$demo/truth.json" || exit 3
 git -C "$demo/tree" log --oneline -3 v3.3.1-rc1 | sed 's/^/  /'
 
-boot() {	# boot BOARD REF
-	local board=$1 ref=$2 image release host
-	read -r image release < <("$vlab" build --tree "$demo/tree" --commit "$ref" --cache "$demo/cache")
-	host=$(awk -v b="$board" '$1 == "Host" { h = ($2 == b) } h && $1 == "HostName" { print $2 }' "$ssh_config")
-	echo "  $ref -> $release: upload to $board:/boot, kexec"
-	scp -F "$ssh_config" -q "$image" "$board:/boot/vmlinuz-$release"
-	exec 5<>"/dev/tcp/$host/7000"
-	ssh -F "$ssh_config" "$board" "kexec -l /boot/vmlinuz-$release && kexec -e" >/dev/null 2>&1 || true
-	timeout 30 sed -u -n '/^Debian GNU\/Linux .* ttyS0/q' <&5	# the login prompt: booted
-	exec 5>&-
-	echo "  $board: uname -r = $(ssh -F "$ssh_config" "$board" uname -r)"
-}
+say "rackbisect run $job --commit v3.3.1-rc1 (every board, W1-W4)"
+"$rb" run "$job" --lab "$lab" --state "$state" --tree "$demo/tree" --commit v3.3.1-rc1 \
+	--junit "$demo/v3.3.1-rc1.xml"
+echo "  exit $? (1: a FAIL)"
 
-say "boot v3.3 on vb01 (ar9285) and v3.3.1-rc1 on vb02 (ar9280)"
-boot vb01 v3.3
-boot vb02 v3.3.1-rc1
+say "rackbisect run $job --commit v3.3 --boards vb01,vb02 (the baseline)"
+"$rb" run "$job" --lab "$lab" --state "$state" --tree "$demo/tree" --commit v3.3 \
+	--boards vb01,vb02
+echo "  exit $? (0: all PASS)"
 
-w3() {	# w3 BOARD
-	scp -F "$ssh_config" -q -r "$root/drivers/workload" "$1:$demo/workload-$1"
-	ssh -F "$ssh_config" "$1" "sh $demo/workload-$1/w3-idle-transitions.sh --cycles $cycles --seed 1" \
-		>"$demo/w3-$1.ktap"
-	printf '  %s (%s): %s of %s cycles ok\n' "$1" "$(ssh -F "$ssh_config" "$1" uname -r)" \
-		"$(grep -c '^ok ' "$demo/w3-$1.ktap")" "$cycles"
-	grep -m1 -B6 '^not ok' "$demo/w3-$1.ktap" | sed 's/^/    /' || true
-}
-
-say "W3, $cycles idle-transition cycles over SSH on each"
-w3 vb01
-w3 vb02
-say "KTAP in $demo/w3-vb01.ktap and $demo/w3-vb02.ktap; ssh -F $ssh_config vb01 logs in"
+say "stored: $rb runs --state $state; $rb show RUN --state $state"
+"$rb" runs --last 5 --lab "$lab" --state "$state"

@@ -4,14 +4,17 @@
 #  1. simulated time per real second for one board, per driver variant
 #     (in-process), and end to end through the fast path (W1 over the tools);
 #  2. time to bring up a lab of 8 and of 64 boards (sshd each), per board;
-#  3. memory per board: PSS of the supervisor plus every board process.
+#  3. memory per board: PSS of the supervisor plus every board process;
+#  4. fan-out: `uname -r` on 64 and 256 boards at once, by rackbisect's own
+#     SSH transport (one uv loop) and by parallel-ssh (an ssh process each).
 set -eu
 build=${1:-build}
 vlab=$build/rackbisect-vlab
 work=$(mktemp -d /tmp/rackbisect-bench-XXXXXX)
 state=$work/state
 trap '"$vlab" down "$work/lab-8.yaml" --state "$state" >/dev/null 2>&1 || true;
-      "$vlab" down "$work/lab-64.yaml" --state "$state" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+      "$vlab" down "$work/lab-64.yaml" --state "$state" >/dev/null 2>&1 || true;
+      "$vlab" down "$work/lab-fanout.yaml" --state "$state" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 
 echo "== 1. simulated time vs real time, one board (goal >= 1000x)"
 "$build/bench/bench_sim" "$work" 3600
@@ -72,3 +75,75 @@ for n in 8 64; do
 			n, c, w, w * 1000 / n, k / 1024, k / 1024 / n }'
 	"$vlab" down "$work/lab-$n.yaml" --state "$state" >/dev/null
 done
+
+echo
+echo "== 4. fan-out: uname -r on N boards at once (rackbisect's transport vs parallel-ssh)"
+rounds=3
+
+make_fanout_lab() {	# make_fanout_lab N FILE: boards f001.. on 127.77.102.1-255, then 127.77.103.x
+	local n=$1 i
+	{
+		echo "name: fanout"
+		echo "type: virtual"
+		echo "boards:"
+		for i in $(seq 1 "$n"); do
+			printf '  - name: f%03d\n' "$i"
+			echo "    chip: ar9285"
+			if [ "$i" -le 255 ]; then
+				echo "    transport: {host: 127.77.102.$i, port: 2222}"
+			else
+				echo "    transport: {host: 127.77.103.$((i - 255)), port: 2222}"
+			fi
+			echo "    console: {driver: virtual, port: 7000}"
+		done
+	} >"$2"
+}
+
+# pssh_seconds N: one parallel-ssh run on the first N boards, through the
+# lab's ssh_config (its Host entries are the board names); fails unless every
+# board exited 0 and printed something. Its ConnectTimeout (5 s) is raised to
+# bench_fanout's 60 s: 256 handshakes queue on a small machine, and a slow
+# handshake is no error. The ssh client negotiates the lab's default key
+# exchange (sntrup761x25519, costlier than libssh 0.10's curve25519): that is
+# part of what a user of parallel-ssh pays, so it stays in the figure.
+pssh_seconds() {
+	local n=$1 out=$work/pssh-out started ended printed
+	rm -rf "$out" "$out.err"
+	started=$(date +%s.%N)
+	if ! parallel-ssh -p "$n" -t 600 -O ConnectTimeout=60 -h "$work/hosts-$n" \
+		-X -F -X "$state/labs/fanout/ssh_config" -o "$out" -e "$out.err" uname -r \
+		>"$work/pssh-$n.log" 2>&1; then
+		echo "parallel-ssh on $n boards failed:" >&2
+		grep FAILURE "$work/pssh-$n.log" | head -5 >&2
+		cat "$out.err"/* 2>/dev/null | head -5 >&2
+		return 1
+	fi
+	ended=$(date +%s.%N)
+	printed=$(find "$out" -type f -size +0 | wc -l)
+	if [ "$printed" -ne "$n" ]; then
+		echo "parallel-ssh on $n boards: only $printed printed anything" >&2
+		return 1
+	fi
+	awk -v s="$started" -v e="$ended" 'BEGIN { printf "%.3f\n", e - s }'
+}
+
+field() {	# field NAME LINE: the value of NAME=... in bench_fanout's line
+	tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"
+}
+
+make_fanout_lab 256 "$work/lab-fanout.yaml"
+"$vlab" up "$work/lab-fanout.yaml" --state "$state" >"$work/up-fanout.out"
+for n in 64 256; do
+	sed -n 's/^  - name: //p' "$work/lab-fanout.yaml" | head -n "$n" >"$work/hosts-$n"
+	ours=$("$build/bench/bench_fanout" "$work/lab-fanout.yaml" "$state" "$n" "$rounds")
+	: >"$work/pssh-seconds-$n"
+	for round in $(seq "$rounds"); do
+		pssh_seconds "$n" >>"$work/pssh-seconds-$n"
+	done
+	theirs=$(sort -n "$work/pssh-seconds-$n" | sed -n "$(((rounds + 1) / 2))p")
+	awk -v n="$n" -v x="$(field median_seconds "$ours")" -v y="$theirs" \
+	    -v peak="$(field peak_rss_kib "$ours")" -v per="$(field per_board_kib "$ours")" 'BEGIN {
+		printf "fan-out %d boards: rackbisect %.2f s, parallel-ssh %.2f s, ratio Y/X = %.1f; coordinator RSS %.1f MiB (%.0f KiB per board)\n",
+			n, x, y, y / x, peak / 1024, per }'
+done
+"$vlab" down "$work/lab-fanout.yaml" --state "$state" >/dev/null
