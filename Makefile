@@ -67,11 +67,17 @@ $(BUILD)/obj/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
+# Programs link the library as an archive, so each takes only the objects it
+# uses (the coordinator carries no simulator, the virtual lab no scheduler).
+LIB_OBJS := $(call objs,$(BUILD),$(LIB_SRCS) $(GENERATED_SRCS))
+$(BUILD)/librackbisect.a: $(LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
 # The coordinator, the program users run.
-$(BUILD)/rackbisect: $(call objs,$(BUILD),$(RB_MAIN) $(LIB_SRCS) $(GENERATED_SRCS))
+$(BUILD)/rackbisect: $(call objs,$(BUILD),$(RB_MAIN)) $(BUILD)/librackbisect.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
-$(BUILD)/rackbisect-vlab: $(call objs,$(BUILD),$(VLAB_MAIN) $(LIB_SRCS) $(GENERATED_SRCS))
+$(BUILD)/rackbisect-vlab: $(call objs,$(BUILD),$(VLAB_MAIN)) $(BUILD)/librackbisect.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
 # The shim every board tool (iw, ping, dmesg, sleep, ...) is a link to: small,
@@ -79,10 +85,8 @@ $(BUILD)/rackbisect-vlab: $(call objs,$(BUILD),$(VLAB_MAIN) $(LIB_SRCS) $(GENERA
 $(BUILD)/rackbisect-board-tool: $(call objs,$(BUILD),$(TOOL_MAIN))
 	$(CC) $(CFLAGS) -o $@ $^
 
-LIB_OBJS := $(call objs,$(BUILD),$(LIB_SRCS) $(GENERATED_SRCS))
-
 # Benchmarks are built without sanitizers: they measure speed.
-$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(LIB_OBJS)
+$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(BUILD)/librackbisect.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
@@ -92,14 +96,16 @@ $(BUILD)/asan/obj/%.o: %.c | $(DEPS_STAMP)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SANITIZE) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
 ASAN_LIB_OBJS := $(call objs,$(BUILD)/asan,$(LIB_SRCS) $(GENERATED_SRCS))
+$(BUILD)/asan/librackbisect.a: $(ASAN_LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/asan/rackbisect-vlab: $(call objs,$(BUILD)/asan,$(VLAB_MAIN)) $(ASAN_LIB_OBJS)
+$(BUILD)/asan/rackbisect-vlab: $(call objs,$(BUILD)/asan,$(VLAB_MAIN)) $(BUILD)/asan/librackbisect.a
 	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
-$(BUILD)/asan/rackbisect: $(call objs,$(BUILD)/asan,$(RB_MAIN)) $(ASAN_LIB_OBJS)
+$(BUILD)/asan/rackbisect: $(call objs,$(BUILD)/asan,$(RB_MAIN)) $(BUILD)/asan/librackbisect.a
 	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
-$(BUILD)/asan/tests/%: $(BUILD)/asan/obj/tests/unit/%.o $(call objs,$(BUILD)/asan,$(TEST_HELPER_SRCS)) $(ASAN_LIB_OBJS)
+$(BUILD)/asan/tests/%: $(BUILD)/asan/obj/tests/unit/%.o $(call objs,$(BUILD)/asan,$(TEST_HELPER_SRCS)) $(BUILD)/asan/librackbisect.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(PKG_LIBS) -lcmocka $(LDLIBS)
 

@@ -78,7 +78,8 @@ static const char test_usage[] =
 	"current directory (git bisect run starts us there). The job runs as with\n"
 	"`rackbisect run`; the exit status is git's: 0 good, 1 bad (a FAIL), 125 skip\n"
 	"(the commit does not build, or does not boot per the job's policy), 128 abort\n"
-	"(INFRA: lab trouble is not evidence, the bisection must stop, not guess).\n";
+	"(INFRA: lab trouble is not evidence, the bisection must stop, not guess).\n"
+	"The first FAIL decides: runs not started by then are left out.\n";
 
 /* ---- setup ------------------------------------------------------------------------ */
 
@@ -305,6 +306,7 @@ static void start_matrix(struct run_command *command)
 	int rc;
 
 	options.repeat_factor = repeat_factor(command->repeat_option, &rc);
+	options.stop_at_first_fail = command->mode == MODE_TEST;
 	command->environment = (struct run_environment){
 		.loop = &command->loop, .store = command->store, .log = &command->log,
 		.job = command->job, .job_name = command->job->name,

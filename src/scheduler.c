@@ -160,6 +160,22 @@ static void refuse_board(struct scheduler *scheduler, struct board *board)
 	move_cells_off(scheduler, board);
 }
 
+/* The answer is known: what has not started yet is left out. */
+static void skip_pending_cells(struct scheduler *scheduler)
+{
+	size_t i;
+
+	for (i = 0; i < scheduler->cell_count; i++) {
+		struct scheduler_cell *cell = &scheduler->cells[i];
+
+		if (cell->done || cell->running)
+			continue;
+		cell->outcome = VERDICT_SKIP;
+		snprintf(cell->summary, sizeof(cell->summary), "SKIP not run: a run already failed");
+		complete_cell(scheduler, cell);
+	}
+}
+
 static void on_run_done(const struct run_report *report, void *data)
 {
 	struct pending_run *pending = data;
@@ -194,6 +210,8 @@ static void on_run_done(const struct run_report *report, void *data)
 			 board->consecutive_infra);
 		take_offline(scheduler, board, why);
 	}
+	if (report->outcome == VERDICT_FAIL && scheduler->options.stop_at_first_fail)
+		skip_pending_cells(scheduler);
 	show_progress(scheduler);
 	dispatch(scheduler);
 }

@@ -51,6 +51,9 @@ struct scheduler_options {
 	unsigned int repeat_factor;	/* --repeat: each job repeat that many times; 0 = 1 */
 	unsigned int max_attempts;	/* 0: 3 */
 	unsigned int offline_after;	/* 0: 3 */
+	/* `git bisect run` needs one answer: once a run FAILs, the runs not
+	 * started yet are not run (they end SKIP, "not run") */
+	bool stop_at_first_fail;
 };
 
 struct scheduler;

@@ -28,7 +28,7 @@ cleanup() {
 	[ -n "${background:-}" ] && kill -9 "$background" 2>/dev/null
 	"$rb" lab down "$lab" --state "$state" >/dev/null 2>&1
 	"$rb" lab down "$hang_lab" --state "$state" >/dev/null 2>&1
-	for t in tree backport; do
+	for t in tree backport noboot; do
 		[ -d "$work/$t" ] && git -C "$work/$t" worktree prune 2>/dev/null
 	done
 	[ -n "${RACKBISECT_KEEP_TEST:-}" ] && echo "# kept $work" || rm -rf "$work"
@@ -71,9 +71,16 @@ boards:
     limits: {boot: 60, hang: 3}
     seed: 1
     knobs: {p_rx_busy: 1, p_wedge: 1, p_bus_hang: 1}
+  - name: nb1
+    chip: ar9280
+    transport: {host: 127.77.3.2, port: 2222}
+    console: {driver: virtual, port: 7000}
+    boot: {driver: virtual, fallback: 3.3.0-lab-fallback}
+    limits: {boot: 15, hang: 5}
+    seed: 2
 YAML
 
-# A job of W3 alone, for the hang and the bisection.
+# A job of W3 alone, for the hang.
 sed -n '1,/^workloads:/p' "$job" >"$work/w3.yaml"
 cat >>"$work/w3.yaml" <<'YAML'
   - name: W3
@@ -148,7 +155,7 @@ section "a hang"
 # ---- a hang: FAIL(hang), console kept, board back on its fallback ---------------------------
 "$rb" lab up "$hang_lab" --state "$state" >/dev/null 2>&1
 "$rb" run "$work/w3.yaml" --lab "$hang_lab" --state "$state" --tree "$work/tree" \
-	--commit v3.3.1-rc1 --json >"$work/hang.json" 2>"$work/hang.err"
+	--commit v3.3.1-rc1 --boards hb1 --json >"$work/hang.json" 2>"$work/hang.err"
 check "hang: exit 1" test $? -eq 1
 check "hang: W3 is FAIL" test "$(cell "$work/hang.json" hb1 W3)" = FAIL
 check "hang: the summary names the hang" bash -c "grep -q '\"summary\": \"FAIL.*hang' '$work/hang.json'"
@@ -161,6 +168,20 @@ check "hang: the console shows the kernel under test booting" \
 	contains "$state/runs/$hang_run/console.log" "Linux version 3.3.1-rc1"
 ssh -F "$state/labs/hanging/ssh_config" hb1 uname -r >"$work/hang-after.out" 2>&1
 check "hang: the board is back on its fallback kernel" contains "$work/hang-after.out" "^3.3.0-lab-fallback$"
+section "a kernel that does not boot"
+# a commit whose image is not a kernel: the board never comes back with it
+git clone -q "$work/tree" "$work/noboot"
+git -C "$work/noboot" checkout -q -b noboot v3.3
+sed -i 's|^\t@mv \$@.tmp \$@$|\t@echo "not a kernel" >$@|' "$work/noboot/Makefile"
+git -C "$work/noboot" commit -qam "x86: an image that does not boot"
+"$rb" run "$work/w3.yaml" --lab "$hang_lab" --state "$state" --tree "$work/noboot" \
+	--commit noboot --boards nb1 >"$work/noboot.out" 2>"$work/noboot.err"
+check "no boot: run exits 1, the cell is SKIP (the job's boot_failure policy)" \
+	bash -c "[ $? -eq 1 ] && grep -qE '^nb1 +ar9280 +SKIP' '$work/noboot.out'"
+check "no boot: says the board did not come back within the boot limit" \
+	contains "$work/noboot.out" "boot failed: no SSH within 15 s"
+check "no boot: the board was power-cycled onto its fallback kernel" \
+	contains "$work/noboot.err" 'event=recovered detail="running 3.3.0-lab-fallback"'
 "$rb" lab down "$hang_lab" --state "$state" >/dev/null 2>&1
 
 section "a board powered off"
@@ -195,7 +216,7 @@ section "git bisect run"
 culprit=$(truth "$work/truth.json" "d['culprits']['linux-3.3.y']")
 (
 	cd "$work/tree" && git bisect start v3.3.1-rc1 v3.3 >/dev/null &&
-		git bisect run "$rb" test "$work/w3.yaml" --lab "$lab" --state "$state" --boards cb01,cb02
+		git bisect run "$rb" test "$job" --lab "$lab" --state "$state" --boards cb01,cb02
 ) >"$work/bisect.out" 2>&1
 check "git bisect run rackbisect test: finds a first bad commit" contains "$work/bisect.out" "is the first bad commit"
 check "git bisect run rackbisect test: it is the c1afdaff equivalent" \
