@@ -1,4 +1,5 @@
 /* main.c - rackbisect: argv -> a command function; nothing else. */
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,6 +57,9 @@ int main(int argc, char **argv)
 {
 	int index = command_index(argc, argv);
 	size_t c;
+
+	/* a board, console or switch hanging up mid-write is an error code, not our death */
+	signal(SIGPIPE, SIG_IGN);
 
 	if (!index) {
 		bool help = argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));

@@ -93,27 +93,28 @@ static void report(struct tcp_console *console, enum console_event event, const 
 
 /* ---- the connection's life ------------------------------------------------- */
 
-static void on_handle_closed_after_close(struct tcp_console *console)
+/* After close(), the console goes with its last handle. */
+static void release_handle(struct tcp_console *console)
 {
-	if (--console->open_handles == 0)
+	console->open_handles--;
+	if (console->closing && console->open_handles == 0)
 		free_tcp_console(console);
 }
 
 static void on_timer_closed(uv_handle_t *handle)
 {
-	on_handle_closed_after_close(handle->data);
+	release_handle(handle->data);
 }
 
 static void on_tcp_closed(uv_handle_t *handle)
 {
 	struct tcp_console *console = handle->data;
+	bool closing = console->closing;
 
 	console->tcp_open = false;
-	if (console->closing) {
-		on_handle_closed_after_close(console);
-		return;
-	}
-	console->open_handles--;
+	release_handle(console);
+	if (closing)
+		return;		/* possibly freed */
 	console->state = CONNECTION_WAITING;
 	uv_timer_start(&console->timer, on_attempt_timer, console->retry_ms, 0);
 }

@@ -26,6 +26,7 @@ job=$root/jobs/ath9k-ps.yaml
 
 cleanup() {
 	[ -n "${background:-}" ] && kill -9 "$background" 2>/dev/null
+	[ -n "${console_pid:-}" ] && kill -9 "$console_pid" 2>/dev/null
 	"$rb" lab down "$lab" --state "$state" >/dev/null 2>&1
 	"$rb" lab down "$hang_lab" --state "$state" >/dev/null 2>&1
 	for t in tree backport noboot; do
@@ -201,6 +202,29 @@ check "board off: the INFRA attempts are stored, naming the board" \
 	bash -c "'$rb' runs --last 20 --lab '$lab' --state '$state' | grep -E 'INFRA +cb01' | grep -q unreachable"
 check "board off: taken offline after three INFRA in a row, health-checked" \
 	contains "$work/off.err" "board=cb01 event=offline"
+
+section "console and power"
+mkfifo "$work/console"
+"$rb" console cb02 --lab "$lab" --state "$state" >"$work/console" 2>&1 &
+console_pid=$!
+exec 9<"$work/console"
+IFS= read -r -t 30 line <&9
+check "console BOARD connects" bash -c "case '$line' in *'console connected'*) ;; *) false ;; esac"
+rbx power cb02 cycle >"$work/cycle.out" 2>&1
+check "power cb02 cycle" contains "$work/cycle.out" "cb02: power cycle done"
+# follow the console until the fallback kernel's login prompt (the end of a boot)
+seen=
+while IFS= read -r -t 60 line <&9; do
+	case $line in
+	*"Linux version"*lab-fallback*) seen="$seen banner" ;;
+	*"Debian GNU/Linux 12 cb02 ttyS0"*) seen="$seen getty"; break ;;
+	esac
+done
+check "console BOARD follows the boot live: banner, then the getty" test "$seen" = " banner getty"
+kill -INT "$console_pid"
+wait "$console_pid"
+check "console ends on Ctrl-C with exit 0" test $? -eq 0
+exec 9<&-
 
 section "a build break"
 # ---- a build break: SKIP ----------------------------------------------------------------------
