@@ -103,7 +103,10 @@ int cli_parse(int argc, char **argv, const struct cli_option *options, struct cl
 		equals = strchr(name, '=');
 		length = equals ? (size_t)(equals - name) : strlen(name);
 		const struct cli_option *own = find_option(options, name, length);
-		if (own) {
+		const char *list_value = NULL;
+		if (own && own->list) {
+			value = &list_value;
+		} else if (own) {
 			value = own->value;
 			flag = own->flag;
 		} else if (global_option(globals, name, length, &value, &flag) != 0) {
@@ -119,6 +122,11 @@ int cli_parse(int argc, char **argv, const struct cli_option *options, struct cl
 			*value = argv[++i];
 		} else {
 			return usage_error(usage, "option '%s' needs a value", arg);
+		}
+		if (own && own->list) {
+			if (*own->list_count == own->list_max)
+				return usage_error(usage, "option '%s' is given too often", arg);
+			own->list[(*own->list_count)++] = list_value;
 		}
 	}
 	return 0;

@@ -33,11 +33,15 @@ struct cli_globals {
 	char lab_path[PATH_MAX];	/* the lab file found */
 };
 
-/* An option of one command: --name VALUE (or --name=VALUE), or a flag. */
+/* An option of one command: --name VALUE (or --name=VALUE), a flag, or an
+ * option that may be given several times (--good A --good B). */
 struct cli_option {
 	const char *name;		/* "commit" */
-	const char **value;		/* NULL for a flag */
+	const char **value;		/* NULL for a flag or a list */
 	bool *flag;
+	const char **list;		/* a repeatable option's values */
+	size_t *list_count;
+	size_t list_max;
 };
 
 /*

@@ -86,10 +86,10 @@ static const char test_usage[] =
 static int parse(struct run_command *command, int argc, char **argv)
 {
 	const struct cli_option options[] = {
-		{ "commit", &command->commit_option, NULL },
-		{ "boards", &command->boards_option, NULL },
-		{ "repeat", &command->repeat_option, NULL },
-		{ NULL, NULL, NULL },
+		{ .name = "commit", .value = &command->commit_option },
+		{ .name = "boards", .value = &command->boards_option },
+		{ .name = "repeat", .value = &command->repeat_option },
+		{ .name = NULL },
 	};
 	const char *usage = command->mode == MODE_RUN ? run_usage : test_usage;
 	const char *positional[1];
@@ -257,8 +257,6 @@ static int open_everything(struct run_command *command)
 	    path_format(command->cache_dir, sizeof(command->cache_dir), "%s/kernels",
 			command->state.base))
 		return CLI_EXIT_USAGE;
-	if ((rc = lock_lab(command)))
-		return rc;
 	rc = store_open(command->database, &command->store);
 	if (rc) {
 		cli_error("%s", command->store ? store_error_message(command->store) : strerror(-rc));
@@ -267,7 +265,6 @@ static int open_everything(struct run_command *command)
 	uv_loop_init(&command->loop);
 	command->loop_ready = true;
 	log_init(&command->log, stderr, command->globals.verbose, command->store);
-	close_interrupted_runs(command);
 	rc = board_set_open(&(struct board_set_options){ &command->loop, command->lab,
 							 command->globals.state, &command->log, false },
 			    &command->boards, error, sizeof(error));
@@ -275,7 +272,13 @@ static int open_everything(struct run_command *command)
 		fprintf(stderr, "rackbisect: %s\n", error);
 		return CLI_EXIT_USAGE;
 	}
-	return select_boards(command);
+	if ((rc = select_boards(command)))
+		return rc;
+	/* only under the lock: another live coordinator's runs are not leftovers */
+	if ((rc = lock_lab(command)))
+		return rc;
+	close_interrupted_runs(command);
+	return 0;
 }
 
 /* ---- build, then the matrix ------------------------------------------------------ */

@@ -116,7 +116,7 @@ int cli_runs(int argc, char **argv)
 {
 	struct store_command command = { 0 };
 	const char *last = NULL;
-	const struct cli_option options[] = { { "last", &last, NULL }, { NULL, NULL, NULL } };
+	const struct cli_option options[] = { { .name = "last", .value = &last }, { .name = NULL } };
 	struct store_run_list list;
 	size_t count, i;
 	long limit = 20;

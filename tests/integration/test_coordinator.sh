@@ -268,7 +268,8 @@ section "kill -9"
 # ---- kill -9 mid-run loses nothing; the next run recovers ----------------------------------------
 before=$(rbx runs --last 1000 --json | python3 -c 'import json,sys; print(sum(1 for r in json.load(sys.stdin) if r["state"] == "done"))')
 mkfifo "$work/events"
-rbx run "$job" --tree "$work/tree" --commit v3.3.1-rc1 --boards cb01,cb02,cb03 >"$work/killed.out" 2>"$work/events" &
+"$rb" run "$job" --lab "$lab" --state "$state" --tree "$work/tree" --commit v3.3.1-rc1 \
+	--boards cb01,cb02,cb03 >"$work/killed.out" 2>"$work/events" &
 background=$!
 exec 8<"$work/events"
 # kill it right after its first result is stored, while the other boards are mid-run
@@ -279,6 +280,7 @@ done
 kill -9 "$background"
 exec 8<&-
 wait "$background" 2>/dev/null
+check "kill -9: the coordinator is gone" bash -c "! kill -0 $background 2>/dev/null"
 background=
 after=$(rbx runs --last 1000 --json | python3 -c 'import json,sys; print(sum(1 for r in json.load(sys.stdin) if r["state"] == "done"))')
 check "kill -9: every result stored before the kill is still there, and more" test "$after" -gt "$before"
@@ -299,6 +301,11 @@ rbx test "$job" --tree "$work/tree" --commit no-such-ref >/dev/null 2>&1
 check "unknown commit under test: exit 128 (git bisect must stop)" test $? -eq 128
 rbx run "$job" --tree "$work/tree" --commit '--upload-pack=touch /tmp/pwned' >"$work/bad-opt.out" 2>&1
 check "a ref that looks like an option: exit 2" test $? -eq 2
+
+flock "$state/labs/coordinator/coordinator.lock" \
+	"$rb" run "$job" --lab "$lab" --state "$state" --tree "$work/tree" --commit v3.3 >"$work/locked.out" 2>&1
+check "a second coordinator on the same lab: exit 3, saying who holds it" \
+	bash -c "[ $? -eq 3 ] && grep -q 'another rackbisect is using lab coordinator' '$work/locked.out'"
 
 section "lab down"
 # ---- lab down ------------------------------------------------------------------------------------
