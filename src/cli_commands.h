@@ -12,5 +12,6 @@ int cli_power(int argc, char **argv);	/* cli_board.c */
 int cli_console(int argc, char **argv);	/* cli_board.c */
 int cli_runs(int argc, char **argv);	/* cli_runs.c */
 int cli_show(int argc, char **argv);	/* cli_runs.c */
+int cli_bisect(int argc, char **argv);	/* cli_bisect.c */
 
 #endif

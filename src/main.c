@@ -18,6 +18,9 @@ static const char usage[] =
 	"                                   125 skip (build/boot failure), 128 lab trouble\n"
 	"  power BOARD on|off|cycle         switch a board's power\n"
 	"  console BOARD                    follow a board's console (Ctrl-C ends)\n"
+	"  bisect --repo DIR --good REF --bad REF --run CMD [--jobs K]\n"
+	"                                   flaky-test bisection with any command, git bisect\n"
+	"                                   run's exit codes, K at once; says how sure it is\n"
 	"  runs [--last N]                  the latest runs\n"
 	"  show RUN                         one run: verdict, symptoms, metrics, files\n"
 	"\n"
@@ -31,6 +34,7 @@ static const struct {
 } commands[] = {
 	{ "lab", cli_lab }, { "run", cli_run }, { "test", cli_test }, { "power", cli_power },
 	{ "console", cli_console }, { "runs", cli_runs }, { "show", cli_show },
+	{ "bisect", cli_bisect },
 };
 
 /* The command word: the first argument that is neither an option nor the

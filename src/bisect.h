@@ -1,0 +1,192 @@
+/*
+ * bisect.h - the bisection engine: which commit first shows a regression
+ * that may show only in some runs, and how sure we are of it.
+ *
+ * A pure library, apart from any command (as git keeps bisect.c apart from
+ * builtin/bisect.c): no I/O, no argv, no terminal, no global state, no
+ * randomness. The same candidates, options and sequence of results give the
+ * same proposals and the same answer, so a bisection replayed from the state
+ * database after a crash ends where the first one would have.
+ *
+ *   struct bisect_options options;
+ *   bisect_options_init(&options);
+ *   options.confidence = 0.99;
+ *   struct bisect *bisect;
+ *   bisect_new(commits, count, bad_index, &options, &bisect);
+ *   for (;;) {
+ *       bisect_status(bisect, &status);
+ *       if (status.state != BISECT_RUNNING)
+ *           break;
+ *       bisect_next(bisect, free_boards, proposals, &proposal_count);
+ *       ... run each proposal on a board, then for each result:
+ *       bisect_record(bisect, proposals[i], BISECT_FAIL);
+ *   }
+ *   ... status.best, status.best_probability, status.undecided ...
+ *   bisect_free(bisect);
+ *
+ * Candidates are the commits reachable from the bad commit and from no good
+ * one (`git rev-list --parents BAD ^GOOD...`): a DAG with merges, the bad
+ * commit included. The caller passes them as an array; a commit's parents
+ * are indexes into that array, and parents outside the candidates (the good
+ * ends and what they reach) are simply left out.
+ *
+ * The model. Exactly one candidate c is the first bad commit; a commit t is
+ * then bad if and only if c is t or an ancestor of t. A run at t gives PASS,
+ * FAIL (with the tracked symptom; a FAIL with another symptom is no evidence
+ * and must not be recorded) or SKIP (t does not build or boot: no evidence).
+ *   P(FAIL | t bad)  = p, the fail rate when bad: unknown, learned from the
+ *                      runs with a Beta prior, or fixed by the caller;
+ *   P(FAIL | t good) = epsilon, the fail rate when good: fixed (default
+ *                      0.001), or learned from a prior centred on it.
+ * Runs are independent given c, p and epsilon. The belief over c is then
+ * exact: p and epsilon integrate out in closed form (Beta-binomial), so the
+ * probabilities this library reports are posterior probabilities, not
+ * scores. Optionally a "no regression" hypothesis (no candidate is bad, the
+ * bad end passed by luck) gets a prior share too. A p of 1 or an epsilon of
+ * 0 is held a billionth away, so that a result that contradicts it is
+ * overwhelming evidence but never an impossibility that leaves nothing.
+ *
+ * Functions that can fail return 0 or a negative errno:
+ *   -EINVAL  a bad argument: an index out of range, a parent cycle, a
+ *            candidate the bad commit does not reach, an option out of range;
+ *   -ENOMEM  out of memory;
+ *   -EOVERFLOW  more results than a counter holds.
+ */
+#ifndef RB_BISECT_H
+#define RB_BISECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct bisect;
+
+struct bisect_commit {
+	const char *id;          /* the commit's name (a hash); may be NULL */
+	const size_t *parents;   /* indexes into the candidate array */
+	size_t parent_count;     /* parents among the candidates only */
+};
+
+/*
+ * Options. Fill with bisect_options_init() and change what you need: zero is
+ * a meaningful value for several fields (epsilon = 0), so an all-zero struct
+ * is not "the defaults".
+ */
+struct bisect_options {
+	/* Stop when one commit's probability reaches this [0.99]; in (0, 1). */
+	double confidence;
+	/* epsilon, P(FAIL with the symptom | commit good) [0.001]; in [0, 1). */
+	double fail_rate_when_good;
+	/* p, P(FAIL with the symptom | commit bad): 0 learns it [0]; else in
+	 * (fail_rate_when_good, 1]. */
+	double fail_rate_when_bad;
+	/* Beta(alpha, beta) prior on p when it is learned [1, 2: leaning to
+	 * flaky, see bisect_options_init]; both > 0. */
+	double fail_rate_prior_alpha;
+	double fail_rate_prior_beta;
+	/* Learn epsilon too, from a Beta prior with mean fail_rate_when_good
+	 * worth this many runs; 0 keeps epsilon fixed [0]. Results recorded at
+	 * the good ends (bisect_record_good_end) then move epsilon. */
+	double fail_rate_when_good_prior_runs;
+	/* Prior probability that no candidate is bad [0: the bad end is taken
+	 * as bad, as git does]; in [0, 1). With it, a bad end that keeps
+	 * passing ends in BISECT_NO_REGRESSION. */
+	double no_regression_prior;
+	/* Results to record at most before BISECT_BUDGET_SPENT [0: no limit]. */
+	unsigned max_runs;
+	/* Breaks ties between equally good proposals (two side branches of
+	 * the same weight), so that trials can differ on purpose [0]. */
+	uint64_t seed;
+};
+
+enum bisect_result {
+	BISECT_PASS,
+	BISECT_FAIL,   /* with the tracked symptom */
+	BISECT_SKIP,   /* did not build or boot */
+};
+
+enum bisect_state {
+	BISECT_RUNNING,            /* more runs are needed */
+	BISECT_FOUND,              /* best reached the confidence */
+	BISECT_NO_REGRESSION,      /* "no candidate is bad" reached it */
+	/* The commits left can only be told apart by testing skipped ones:
+	 * the first bad commit is one of `undecided` (git: "only skipped
+	 * commits left to test ... The first bad commit could be any of:"). */
+	BISECT_ONLY_SKIPPED_LEFT,
+	BISECT_BUDGET_SPENT,       /* max_runs recorded; best is the best guess */
+};
+
+/* Below this probability a commit is no longer counted as a candidate left. */
+#define BISECT_NEGLIGIBLE_PROBABILITY 1e-6
+
+struct bisect_status {
+	enum bisect_state state;
+	size_t best;                       /* the most probable first bad commit */
+	double best_probability;
+	double no_regression_probability;  /* 0 unless the option gave it a prior */
+	double fail_rate_estimate;         /* posterior mean of p */
+	double fail_rate_when_good_estimate; /* posterior mean of epsilon */
+	unsigned runs;                     /* results recorded, SKIPs and good ends included */
+	size_t candidates_left;            /* commits with probability >= NEGLIGIBLE */
+	size_t skipped_count;              /* commits that got a SKIP */
+	/* BISECT_ONLY_SKIPPED_LEFT: the commits the first bad commit could be
+	 * (skipped commits and at most one tested commit), in candidate array
+	 * order; valid until the next result is recorded or bisect_free. Else
+	 * NULL and 0. */
+	const size_t *undecided;
+	size_t undecided_count;
+};
+
+void bisect_options_init(struct bisect_options *options);
+
+/*
+ * Starts a bisection over `count` candidates; commits[bad_index] is the bad
+ * end. `options` may be NULL for the defaults. The arrays are copied: the
+ * caller may free them on return; ids are only hashed (tie-breaking). Memory
+ * is about N * (number of chains of single-parent commits) / 8 bytes, N the
+ * candidate count, plus up to 1.5 MiB of working space: a few MiB at
+ * N = 10,000 with kernel-like merges.
+ */
+int bisect_new(const struct bisect_commit *commits, size_t count, size_t bad_index,
+	       const struct bisect_options *options, struct bisect **out);
+void bisect_free(struct bisect *bisect);
+
+/* One result of a run at candidate `commit`. A SKIP moves no probability,
+ * and bisect_next never proposes that commit again. */
+int bisect_record(struct bisect *bisect, size_t commit, enum bisect_result result);
+
+/* One result of a run at a good end (outside the candidates): evidence about
+ * epsilon only, so it changes beliefs only when epsilon is learned. It still
+ * counts as a run. */
+int bisect_record_good_end(struct bisect *bisect, enum bisect_result result);
+
+/*
+ * Up to k commits to run next, for k boards free now, into out[0..k): the
+ * set whose results are expected to tell the most about the first bad
+ * commit (mutual information, with git's ancestor weight generalised to
+ * probability mass: a commit is bad with the probability of its ancestor
+ * set). With p = 1 these are the commits at the i/(k+1) quantiles, so k
+ * boards cut the candidates k+1 ways per round. With p < 1 the same commit
+ * may appear several times: one PASS says little, and a repeat can be worth
+ * more than a new commit. Up to 8 boards the batch is searched for the most
+ * information; beyond, quantiles with a rule-of-thumb number of repeats.
+ * Fewer than k when more runs would tell nothing (p = 1 and few candidates
+ * left) or when fewer runs are left in the budget; none unless the state is
+ * RUNNING. Skipped commits are never proposed. Repeats are adjacent in out.
+ * The proposals assume the results of earlier proposals are recorded before
+ * this is called again (rounds).
+ *
+ * Bad must show the symptom: while p is learned and the bad end has not
+ * failed yet, the bad end is the first proposal of every round (until then
+ * nothing tells a flaky regression from none at all).
+ */
+int bisect_next(struct bisect *bisect, size_t k, size_t *out, size_t *count);
+
+int bisect_status(const struct bisect *bisect, struct bisect_status *status);
+
+/* The probability that `commit` is the first bad commit; 0 for an index
+ * that is not a candidate. */
+double bisect_probability(const struct bisect *bisect, size_t commit);
+
+const char *bisect_state_name(enum bisect_state state);
+
+#endif /* RB_BISECT_H */

@@ -1,0 +1,410 @@
+/*
+ * cli_bisect.c - `rackbisect bisect --repo DIR --good REF... --bad REF --run CMD`:
+ * the bisection engine (src/bisect.c) on any test command, with `git bisect
+ * run`'s exit codes, k commands at once in worktrees of their own. A drop-in
+ * for `git bisect run` when the test is flaky: it says how sure it is.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "bisect.h"
+#include "cli.h"
+#include "cli_commands.h"
+#include "commit_graph.h"
+#include "files.h"
+#include "path.h"
+#include "subprocess.h"
+
+#define MAX_GOODS 64
+#define MAX_JOBS 64
+
+static const char bisect_usage[] =
+	"usage: rackbisect bisect --repo DIR --good REF [--good REF...] --bad REF --run 'CMD'\n"
+	"                         [--jobs K] [--no-checkout] [--confidence C] [--max-runs N]\n"
+	"\n"
+	"Finds the first bad commit between the good ones and bad by running CMD\n"
+	"(through sh -c) at chosen commits, like `git bisect run`, but for a flaky\n"
+	"test: a failure is evidence, not proof, and the answer comes with the\n"
+	"probability that it is right (stop at --confidence, default 0.99).\n"
+	"CMD's exit status: 0 good, 125 skip (cannot be tested), 1-127 bad, 128 or more\n"
+	"abort. K commands run at once (--jobs, default 1), each in a worktree of its\n"
+	"own checked out at the commit; with --no-checkout they run in DIR untouched,\n"
+	"the commit in $RACKBISECT_COMMIT (also $BISECT_HEAD).\n"
+	"Exit: 1 a first bad commit found, 0 no regression, 3 aborted or not sure\n"
+	"enough within --max-runs, 2 usage.\n";
+
+struct bisect_job {
+	struct bisect_command *command;
+	uv_process_t process;
+	size_t commit;
+	char worktree[PATH_MAX];
+	bool running;
+};
+
+struct bisect_command {
+	struct cli_globals globals;
+	const char *repo;
+	const char *goods[MAX_GOODS];
+	size_t good_count;
+	const char *bad;
+	const char *run;
+	const char *jobs_option;
+	const char *confidence_option;
+	const char *max_runs_option;
+	bool no_checkout;
+	size_t jobs;
+	char repo_path[PATH_MAX];
+	char work_dir[PATH_MAX];
+	struct commit_graph graph;
+	struct bisect *bisect;
+	uv_loop_t loop;
+	struct bisect_job slots[MAX_JOBS];
+	size_t running;
+	unsigned int round;
+	bool aborted;
+	char abort_reason[256];
+};
+
+/* ---- options ------------------------------------------------------------------------- */
+
+static int parse_number(const char *text, double low, double high, const char *what, double *out)
+{
+	char *end;
+	double value;
+
+	if (!text)
+		return 0;
+	value = strtod(text, &end);
+	if (*end || !(value >= low && value <= high)) {
+		cli_error("%s must be a number in %g..%g, not '%s'", what, low, high, text);
+		return CLI_EXIT_USAGE;
+	}
+	*out = value;
+	return 0;
+}
+
+static int parse(struct bisect_command *command, int argc, char **argv)
+{
+	const struct cli_option options[] = {
+		{ .name = "repo", .value = &command->repo },
+		{ .name = "good", .list = command->goods, .list_count = &command->good_count,
+		  .list_max = MAX_GOODS },
+		{ .name = "bad", .value = &command->bad },
+		{ .name = "run", .value = &command->run },
+		{ .name = "jobs", .value = &command->jobs_option },
+		{ .name = "no-checkout", .flag = &command->no_checkout },
+		{ .name = "confidence", .value = &command->confidence_option },
+		{ .name = "max-runs", .value = &command->max_runs_option },
+		{ .name = NULL },
+	};
+	size_t count;
+	double jobs = 1;
+	int rc = cli_parse(argc, argv, options, &command->globals, NULL, 0, &count, bisect_usage);
+
+	if (rc)
+		return rc;
+	if (!command->repo || !command->bad || !command->good_count || !command->run) {
+		fprintf(stderr, "rackbisect: bisect needs --repo, --bad, --good and --run "
+			"(bisecting a lab job is not built yet)\n%s", bisect_usage);
+		return CLI_EXIT_USAGE;
+	}
+	if ((rc = parse_number(command->jobs_option, 1, MAX_JOBS, "--jobs", &jobs)))
+		return rc;
+	command->jobs = (size_t)jobs;
+	if (!realpath(command->repo, command->repo_path)) {
+		cli_error("--repo %s: %s", command->repo, strerror(errno));
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int make_bisect(struct bisect_command *command)
+{
+	struct bisect_options options;
+	double max_runs = 0;
+	int rc;
+
+	bisect_options_init(&options);
+	if ((rc = parse_number(command->confidence_option, 0.5, 0.999999, "--confidence",
+			       &options.confidence)) ||
+	    (rc = parse_number(command->max_runs_option, 1, 1e6, "--max-runs", &max_runs)))
+		return rc;
+	options.max_runs = (unsigned int)max_runs;
+	rc = bisect_new(command->graph.commits, command->graph.count, command->graph.bad_index,
+			&options, &command->bisect);
+	if (rc) {
+		cli_error("cannot start the bisection: %s", strerror(-rc));
+		return CLI_EXIT_INFRA;
+	}
+	return 0;
+}
+
+/* ---- worktrees ---------------------------------------------------------------------- */
+
+static int git_in(const char *dir, char *const *tail, size_t tail_count)
+{
+	char *argv[12] = { "git", "-C", (char *)dir };
+	size_t i;
+
+	for (i = 0; i < tail_count && i < 8; i++)
+		argv[3 + i] = tail[i];
+	return subprocess_run(argv, NULL, NULL);
+}
+
+static int prepare_worktrees(struct bisect_command *command)
+{
+	char template[PATH_MAX];
+	size_t i;
+
+	if (command->no_checkout)
+		return 0;
+	if (path_format(template, sizeof(template), "%s/.rackbisect-bisect-XXXXXX", "/tmp") ||
+	    !mkdtemp(template))
+		return -errno;
+	snprintf(command->work_dir, sizeof(command->work_dir), "%s", template);
+	for (i = 0; i < command->jobs; i++) {
+		struct bisect_job *slot = &command->slots[i];
+		char *tail[] = { "worktree", "add", "--detach", "--quiet", slot->worktree,
+				 command->graph.ids[command->graph.bad_index] };
+
+		if (path_format(slot->worktree, sizeof(slot->worktree), "%s/slot-%zu",
+				command->work_dir, i) ||
+		    git_in(command->repo_path, tail, 6) != 0) {
+			cli_error("cannot add a worktree of %s at %s", command->repo_path, slot->worktree);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+static void remove_worktrees(struct bisect_command *command)
+{
+	size_t i;
+
+	if (!command->work_dir[0])
+		return;
+	for (i = 0; i < command->jobs; i++) {
+		char *tail[] = { "worktree", "remove", "--force", command->slots[i].worktree };
+
+		if (command->slots[i].worktree[0])
+			git_in(command->repo_path, tail, 4);
+	}
+	files_remove_tree(command->work_dir);
+	{
+		char *prune[] = { "worktree", "prune" };
+
+		git_in(command->repo_path, prune, 2);
+	}
+}
+
+/* ---- running the test ------------------------------------------------------------------ */
+
+static void start_round(struct bisect_command *command);
+
+static enum bisect_result result_of(int64_t status, int signal_number, bool *abort)
+{
+	*abort = signal_number != 0 || status >= 128;
+	if (status == 0)
+		return BISECT_PASS;
+	return status == 125 ? BISECT_SKIP : BISECT_FAIL;
+}
+
+static void on_job_closed(uv_handle_t *handle)
+{
+	struct bisect_job *slot = handle->data;
+	struct bisect_command *command = slot->command;
+
+	slot->running = false;
+	if (--command->running == 0)
+		start_round(command);
+}
+
+static void on_job_exit(uv_process_t *process, int64_t status, int signal_number)
+{
+	struct bisect_job *slot = process->data;
+	struct bisect_command *command = slot->command;
+	const char *id = command->graph.ids[slot->commit];
+	bool abort = false;
+	enum bisect_result result = result_of(status, signal_number, &abort);
+	static const char *const names[] = { "good", "bad", "skip" };
+
+	if (abort) {
+		command->aborted = true;
+		snprintf(command->abort_reason, sizeof(command->abort_reason),
+			 "the test at %.12s %s %d: that means abort", id,
+			 signal_number ? "was killed by signal" : "exited with", signal_number ? signal_number
+			 : (int)status);
+	} else {
+		bisect_record(command->bisect, slot->commit, result);
+		printf("  %.12s: %s (exit %d)\n", id, names[result], (int)status);
+	}
+	uv_close((uv_handle_t *)process, on_job_closed);
+}
+
+static int checkout(struct bisect_command *command, struct bisect_job *slot)
+{
+	char *tail[] = { "checkout", "--quiet", "--detach", command->graph.ids[slot->commit] };
+
+	return command->no_checkout ? 0 : git_in(slot->worktree, tail, 4);
+}
+
+static int start_job(struct bisect_command *command, struct bisect_job *slot, size_t commit)
+{
+	char commit_env[80], head_env[80];
+	char *env_extra[] = { commit_env, head_env, NULL };
+	char **environment;
+	char *argv[] = { "sh", "-c", (char *)command->run, NULL };
+	uv_process_options_t options = { 0 };
+	uv_stdio_container_t stdio[3] = {
+		{ .flags = UV_IGNORE },
+		{ .flags = UV_INHERIT_FD, .data.fd = 2 },	/* the test's chatter is not our output */
+		{ .flags = UV_INHERIT_FD, .data.fd = 2 },
+	};
+	int rc;
+
+	slot->command = command;
+	slot->commit = commit;
+	if (checkout(command, slot) != 0) {
+		cli_error("cannot check out %s in %s", command->graph.ids[commit], slot->worktree);
+		return -EIO;
+	}
+	snprintf(commit_env, sizeof(commit_env), "RACKBISECT_COMMIT=%s", command->graph.ids[commit]);
+	snprintf(head_env, sizeof(head_env), "BISECT_HEAD=%s", command->graph.ids[commit]);
+	environment = subprocess_environment(env_extra, NULL);
+	options.file = "sh";
+	options.args = argv;
+	options.env = environment;
+	options.cwd = command->no_checkout ? command->repo_path : slot->worktree;
+	options.stdio = stdio;
+	options.stdio_count = 3;
+	options.exit_cb = on_job_exit;
+	slot->process.data = slot;
+	rc = uv_spawn(&command->loop, &slot->process, &options);
+	free(environment);
+	if (rc) {
+		uv_close((uv_handle_t *)&slot->process, NULL);
+		return rc;
+	}
+	slot->running = true;
+	command->running++;
+	return 0;
+}
+
+static void print_progress(struct bisect_command *command)
+{
+	struct bisect_status status;
+
+	bisect_status(command->bisect, &status);
+	printf("round %u: %zu candidates left, best %.12s at %.3f, p estimate %.2f, %u runs\n",
+	       command->round, status.candidates_left, command->graph.ids[status.best],
+	       status.best_probability, status.fail_rate_estimate, status.runs);
+	fflush(stdout);
+}
+
+static void start_round(struct bisect_command *command)
+{
+	size_t proposals[MAX_JOBS], count = 0, i;
+	struct bisect_status status;
+
+	if (command->aborted)
+		return;
+	bisect_status(command->bisect, &status);
+	if (status.state != BISECT_RUNNING)
+		return;
+	if (bisect_next(command->bisect, command->jobs, proposals, &count) != 0 || count == 0)
+		return;
+	command->round++;
+	print_progress(command);
+	for (i = 0; i < count; i++) {
+		if (start_job(command, &command->slots[i], proposals[i]) != 0) {
+			command->aborted = true;
+			snprintf(command->abort_reason, sizeof(command->abort_reason),
+				 "cannot start the test command");
+			return;
+		}
+	}
+}
+
+/* ---- the answer ---------------------------------------------------------------------- */
+
+static void print_commit(const struct bisect_command *command, size_t index, const char *prefix)
+{
+	char *description = commit_graph_describe(command->repo_path, command->graph.ids[index]);
+
+	printf("%s%s %s (probability %.4f)\n", prefix, command->graph.ids[index],
+	       description ? description : "", bisect_probability(command->bisect, index));
+	free(description);
+}
+
+static int report(struct bisect_command *command)
+{
+	struct bisect_status status;
+	size_t i;
+
+	if (command->aborted) {
+		printf("bisection aborted: %s\n", command->abort_reason);
+		return CLI_EXIT_INFRA;
+	}
+	bisect_status(command->bisect, &status);
+	printf("%s after %u runs in %u rounds (p estimate %.2f)\n", bisect_state_name(status.state),
+	       status.runs, command->round, status.fail_rate_estimate);
+	switch (status.state) {
+	case BISECT_FOUND:
+		print_commit(command, status.best, "first bad commit: ");
+		return CLI_EXIT_FAIL;
+	case BISECT_NO_REGRESSION:
+		printf("no regression between the good commits and %s\n", command->bad);
+		return CLI_EXIT_OK;
+	case BISECT_ONLY_SKIPPED_LEFT:
+		printf("only skipped commits left to test; the first bad commit could be any of:\n");
+		for (i = 0; i < status.undecided_count; i++)
+			print_commit(command, status.undecided[i], "  ");
+		return CLI_EXIT_FAIL;
+	default:
+		print_commit(command, status.best, "not sure enough; best guess: ");
+		return CLI_EXIT_INFRA;
+	}
+}
+
+int cli_bisect(int argc, char **argv)
+{
+	struct bisect_command *command = calloc(1, sizeof(*command));
+	char error[1024];
+	int rc;
+
+	if (!command)
+		return CLI_EXIT_INFRA;
+	rc = parse(command, argc, argv);
+	if (rc == 0) {
+		rc = commit_graph_load(command->repo_path, command->bad, command->goods,
+				       command->good_count, &command->graph, error, sizeof(error));
+		if (rc) {
+			cli_error("%s", error);
+			rc = CLI_EXIT_USAGE;
+		}
+	}
+	if (rc == 0 && (rc = make_bisect(command)) == 0) {
+		printf("bisecting %zu candidates in %s, %zu at a time\n", command->graph.count,
+		       command->repo_path, command->jobs);
+		uv_loop_init(&command->loop);
+		if (prepare_worktrees(command) == 0) {
+			start_round(command);
+			uv_run(&command->loop, UV_RUN_DEFAULT);
+			rc = report(command);
+		} else {
+			rc = CLI_EXIT_INFRA;
+		}
+		uv_loop_close(&command->loop);
+		remove_worktrees(command);
+	}
+	bisect_free(command->bisect);
+	commit_graph_free(&command->graph);
+	free(command);
+	return rc < 0 ? 0 : rc;
+}

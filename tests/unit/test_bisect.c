@@ -1,0 +1,1537 @@
+/* Bisection engine: exactness when runs never lie, accuracy when they do, DAGs, skips, stops. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bisect.h"
+
+#define MAX_TEST_PARENTS 4
+#define NO_COMMIT SIZE_MAX
+
+/* ---- synthetic histories ------------------------------------------------- */
+
+/*
+ * A history built parents first: commit i's parents are all < i, so index
+ * order is a topological order the oracle can walk. The last commit added is
+ * the bad end unless a test says otherwise.
+ */
+struct test_graph {
+	size_t count;
+	size_t capacity;
+	size_t *parents;               /* MAX_TEST_PARENTS per commit */
+	size_t *parent_count;
+	char (*ids)[24];
+	struct bisect_commit *commits;
+};
+
+static void graph_init(struct test_graph *graph, size_t capacity)
+{
+	graph->count = 0;
+	graph->capacity = capacity;
+	graph->parents = calloc(capacity * MAX_TEST_PARENTS, sizeof(size_t));
+	graph->parent_count = calloc(capacity, sizeof(size_t));
+	graph->ids = calloc(capacity, sizeof(*graph->ids));
+	graph->commits = calloc(capacity, sizeof(struct bisect_commit));
+	assert_non_null(graph->parents);
+	assert_non_null(graph->parent_count);
+	assert_non_null(graph->ids);
+	assert_non_null(graph->commits);
+}
+
+static void graph_release(struct test_graph *graph)
+{
+	free(graph->parents);
+	free(graph->parent_count);
+	free(graph->ids);
+	free(graph->commits);
+}
+
+/* Adds a commit with the given parents (NO_COMMIT ends the list). */
+static size_t graph_add(struct test_graph *graph, size_t first_parent, ...)
+{
+	va_list args;
+	size_t commit = graph->count++;
+
+	assert_true(commit < graph->capacity);
+	snprintf(graph->ids[commit], sizeof(graph->ids[commit]), "c%zu", commit);
+	graph->commits[commit].id = graph->ids[commit];
+	graph->commits[commit].parents = &graph->parents[commit * MAX_TEST_PARENTS];
+	va_start(args, first_parent);
+	for (size_t parent = first_parent; parent != NO_COMMIT; parent = va_arg(args, size_t)) {
+		assert_true(graph->parent_count[commit] < MAX_TEST_PARENTS);
+		assert_true(parent < commit);
+		graph->parents[commit * MAX_TEST_PARENTS + graph->parent_count[commit]++] = parent;
+	}
+	va_end(args);
+	graph->commits[commit].parent_count = graph->parent_count[commit];
+	return commit;
+}
+
+static size_t graph_add_root(struct test_graph *graph)
+{
+	return graph_add(graph, NO_COMMIT);
+}
+
+static size_t graph_add_child(struct test_graph *graph, size_t parent)
+{
+	return graph_add(graph, parent, NO_COMMIT);
+}
+
+static size_t graph_add_merge(struct test_graph *graph, size_t first, size_t second)
+{
+	return graph_add(graph, first, second, NO_COMMIT);
+}
+
+static void graph_linear(struct test_graph *graph, size_t count)
+{
+	graph_init(graph, count);
+	graph_add_root(graph);
+	for (size_t i = 1; i < count; i++)
+		graph_add_child(graph, i - 1);
+}
+
+static uint64_t random_next(uint64_t *state)
+{
+	uint64_t value = (*state += UINT64_C(0x9e3779b97f4a7c15));
+	value = (value ^ (value >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	value = (value ^ (value >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return value ^ (value >> 31);
+}
+
+static double random_unit(uint64_t *state)
+{
+	return (double)(random_next(state) >> 11) * 0x1.0p-53;
+}
+
+static size_t random_below(uint64_t *state, size_t bound)
+{
+	return (size_t)(random_next(state) % bound);
+}
+
+/*
+ * Kernel-like history: a main line into which, about one commit in
+ * `merge_every`, a side branch of 1..20 commits forked up to 40 commits back
+ * is merged. Every commit is reached from the tip, the bad end.
+ */
+static void graph_kernel_like(struct test_graph *graph, size_t count, size_t merge_every,
+			      uint64_t seed)
+{
+	uint64_t rng = seed;
+	size_t tip;
+
+	graph_init(graph, count);
+	tip = graph_add_root(graph);
+	while (graph->count < count) {
+		size_t room = count - graph->count;
+		if (room >= 3 && random_below(&rng, merge_every) == 0) {
+			size_t length = 1 + random_below(&rng, 20);
+			if (length > room - 1)
+				length = room - 1;
+			size_t back = random_below(&rng, 40);
+			size_t fork = tip > back ? tip - back : 0;
+			size_t side = fork;
+			for (size_t i = 0; i < length; i++)
+				side = graph_add_child(graph, side);
+			tip = graph_add_merge(graph, tip, side);
+		} else {
+			tip = graph_add_child(graph, tip);
+		}
+	}
+}
+
+/* Which commits are bad when `culprit` is the first bad one: the culprit
+ * and its descendants, walked independently of the library. */
+static void bad_commits(const struct test_graph *graph, size_t culprit, bool *bad)
+{
+	for (size_t commit = 0; commit < graph->count; commit++) {
+		bad[commit] = commit == culprit;
+		for (size_t i = 0; i < graph->parent_count[commit]; i++)
+			if (bad[graph->parents[commit * MAX_TEST_PARENTS + i]])
+				bad[commit] = true;
+	}
+}
+
+/* ---- a simulated lab ------------------------------------------------------ */
+
+struct lab {
+	double fail_rate_when_bad;     /* the truth the engine has to learn */
+	double fail_rate_when_good;
+	const bool *unbuildable;       /* NULL: everything builds */
+	uint64_t rng;
+	size_t boards;
+};
+
+struct trial {
+	size_t found;
+	enum bisect_state state;
+	double probability;
+	unsigned runs;
+	unsigned rounds;
+	/* every proposal in order, when the caller wants to compare runs */
+	size_t *proposals;
+	size_t proposal_count;
+	size_t proposal_capacity;
+};
+
+static enum bisect_result lab_run(struct lab *lab, const bool *bad, size_t commit)
+{
+	if (lab->unbuildable && lab->unbuildable[commit])
+		return BISECT_SKIP;
+	double rate = bad[commit] ? lab->fail_rate_when_bad : lab->fail_rate_when_good;
+	return random_unit(&lab->rng) < rate ? BISECT_FAIL : BISECT_PASS;
+}
+
+static void trial_remember(struct trial *trial, size_t commit)
+{
+	if (!trial->proposals)
+		return;
+	if (trial->proposal_count < trial->proposal_capacity)
+		trial->proposals[trial->proposal_count++] = commit;
+}
+
+/* Bisects until the engine stops, in rounds of lab->boards runs. A commit
+ * that got a SKIP must never come back. */
+static void run_trial(const struct test_graph *graph, size_t bad_end,
+		      const struct bisect_options *options, size_t culprit, struct lab *lab,
+		      struct trial *trial)
+{
+	struct bisect *bisect = NULL;
+	struct bisect_status status;
+	bool *bad = calloc(graph->count, sizeof(bool));
+	bool *skipped = calloc(graph->count, sizeof(bool));
+	size_t *proposals = calloc(lab->boards, sizeof(size_t));
+
+	assert_non_null(bad);
+	assert_non_null(skipped);
+	assert_non_null(proposals);
+	bad_commits(graph, culprit, bad);
+	assert_int_equal(bisect_new(graph->commits, graph->count, bad_end, options, &bisect), 0);
+	trial->rounds = 0;
+	for (;;) {
+		size_t count = 0;
+		assert_int_equal(bisect_status(bisect, &status), 0);
+		if (status.state != BISECT_RUNNING)
+			break;
+		assert_int_equal(bisect_next(bisect, lab->boards, proposals, &count), 0);
+		assert_true(count > 0);
+		assert_true(count <= lab->boards);
+		trial->rounds++;
+		assert_true(trial->rounds < 100000);
+		for (size_t i = 0; i < count; i++) {
+			assert_true(proposals[i] < graph->count);
+			assert_false(skipped[proposals[i]]);
+			trial_remember(trial, proposals[i]);
+		}
+		for (size_t i = 0; i < count; i++) {
+			enum bisect_result result = lab_run(lab, bad, proposals[i]);
+			skipped[proposals[i]] |= result == BISECT_SKIP;
+			assert_int_equal(bisect_record(bisect, proposals[i], result), 0);
+		}
+	}
+	trial->found = status.best;
+	trial->state = status.state;
+	trial->probability = status.best_probability;
+	trial->runs = status.runs;
+	bisect_free(bisect);
+	free(bad);
+	free(skipped);
+	free(proposals);
+}
+
+static struct bisect_options exact_options(void)
+{
+	struct bisect_options options;
+
+	bisect_options_init(&options);
+	options.fail_rate_when_bad = 1;
+	options.fail_rate_when_good = 0;
+	return options;
+}
+
+static struct lab exact_lab(size_t boards)
+{
+	struct lab lab = { .fail_rate_when_bad = 1, .fail_rate_when_good = 0, .boards = boards,
+			   .rng = 1 };
+	return lab;
+}
+
+static unsigned ceil_log(size_t base, size_t value)
+{
+	unsigned exponent = 0;
+
+	for (size_t power = 1; power < value; power *= base)
+		exponent++;
+	return exponent;
+}
+
+static double seconds_now(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+/* Every culprit of a history is found, and exactly, when runs never lie. */
+static void assert_every_culprit_found(const struct test_graph *graph, size_t bad_end,
+				       size_t boards)
+{
+	struct bisect_options options = exact_options();
+
+	for (size_t culprit = 0; culprit < graph->count; culprit++) {
+		struct lab lab = exact_lab(boards);
+		struct trial trial = { 0 };
+		run_trial(graph, bad_end, &options, culprit, &lab, &trial);
+		assert_int_equal(trial.state, BISECT_FOUND);
+		assert_int_equal(trial.found, culprit);
+		assert_true(trial.probability >= 0.99);
+	}
+}
+
+/* ---- the interface -------------------------------------------------------- */
+
+static void test_options_defaults_and_refusals(void **state)
+{
+	struct test_graph graph;
+	struct bisect_options options;
+	struct bisect *bisect = NULL;
+	(void)state;
+
+	bisect_options_init(&options);
+	assert_true(options.confidence == 0.99);
+	assert_true(options.fail_rate_when_good == 0.001);
+	assert_true(options.fail_rate_when_bad == 0);
+	assert_int_equal(options.max_runs, 0);
+
+	graph_linear(&graph, 8);
+	const struct { const char *what; double *field; double value; } refused[] = {
+		{ "confidence 1", &options.confidence, 1 },
+		{ "confidence 0", &options.confidence, 0 },
+		{ "confidence NaN", &options.confidence, NAN },
+		{ "epsilon 1", &options.fail_rate_when_good, 1 },
+		{ "epsilon < 0", &options.fail_rate_when_good, -0.1 },
+		{ "p <= epsilon", &options.fail_rate_when_bad, 0.001 },
+		{ "p > 1", &options.fail_rate_when_bad, 1.5 },
+		{ "alpha 0", &options.fail_rate_prior_alpha, 0 },
+		{ "beta inf", &options.fail_rate_prior_beta, INFINITY },
+		{ "epsilon prior runs < 0", &options.fail_rate_when_good_prior_runs, -1 },
+		{ "no-regression prior 1", &options.no_regression_prior, 1 },
+	};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		bisect_options_init(&options);
+		*refused[i].field = refused[i].value;
+		if (bisect_new(graph.commits, graph.count, 7, &options, &bisect) != -EINVAL)
+			fail_msg("option %s was accepted", refused[i].what);
+		assert_null(bisect);
+	}
+	assert_int_equal(bisect_new(graph.commits, graph.count, 7, NULL, &bisect), 0);
+	bisect_free(bisect);
+	bisect_free(NULL);
+	graph_release(&graph);
+}
+
+static void test_bad_histories_are_refused(void **state)
+{
+	struct test_graph graph;
+	struct bisect *bisect = NULL;
+	(void)state;
+
+	graph_linear(&graph, 4);
+	assert_int_equal(bisect_new(graph.commits, 0, 0, NULL, &bisect), -EINVAL);
+	assert_int_equal(bisect_new(NULL, 4, 0, NULL, &bisect), -EINVAL);
+	assert_int_equal(bisect_new(graph.commits, 4, 4, NULL, &bisect), -EINVAL);
+	assert_int_equal(bisect_new(graph.commits, 4, 3, NULL, NULL), -EINVAL);
+	/* The bad end must reach every candidate: commit 3 is not below 2. */
+	assert_int_equal(bisect_new(graph.commits, 4, 2, NULL, &bisect), -EINVAL);
+	assert_null(bisect);
+	/* A parent out of range. */
+	graph.parents[2 * MAX_TEST_PARENTS] = 9;
+	assert_int_equal(bisect_new(graph.commits, 4, 3, NULL, &bisect), -EINVAL);
+	/* A cycle: 1 -> 2 -> 1. */
+	graph.parents[2 * MAX_TEST_PARENTS] = 1;
+	graph.parents[1 * MAX_TEST_PARENTS] = 2;
+	assert_int_equal(bisect_new(graph.commits, 4, 3, NULL, &bisect), -EINVAL);
+	/* A commit that is its own parent. */
+	graph.parents[1 * MAX_TEST_PARENTS] = 1;
+	assert_int_equal(bisect_new(graph.commits, 4, 3, NULL, &bisect), -EINVAL);
+	assert_null(bisect);
+	graph_release(&graph);
+
+	/* A lone bad commit is its own answer. */
+	graph_linear(&graph, 1);
+	struct bisect_status status;
+	assert_int_equal(bisect_new(graph.commits, 1, 0, NULL, &bisect), 0);
+	assert_int_equal(bisect_status(bisect, &status), 0);
+	assert_int_equal(status.state, BISECT_FOUND);
+	assert_int_equal(status.best, 0);
+	bisect_free(bisect);
+	graph_release(&graph);
+}
+
+static void test_arguments_are_checked(void **state)
+{
+	struct test_graph graph;
+	struct bisect *bisect = NULL;
+	size_t proposals[4], count = 99;
+	(void)state;
+
+	graph_linear(&graph, 8);
+	assert_int_equal(bisect_new(graph.commits, graph.count, 7, NULL, &bisect), 0);
+	assert_int_equal(bisect_record(bisect, 8, BISECT_PASS), -EINVAL);
+	assert_int_equal(bisect_record(bisect, 1, (enum bisect_result)7), -EINVAL);
+	assert_int_equal(bisect_record(NULL, 1, BISECT_PASS), -EINVAL);
+	assert_int_equal(bisect_record_good_end(bisect, (enum bisect_result)-1), -EINVAL);
+	assert_int_equal(bisect_next(bisect, 4, NULL, &count), -EINVAL);
+	assert_int_equal(bisect_next(bisect, 4, proposals, NULL), -EINVAL);
+	assert_int_equal(bisect_next(bisect, 0, NULL, &count), 0);
+	assert_int_equal(count, 0);
+	assert_int_equal(bisect_status(bisect, NULL), -EINVAL);
+	assert_true(bisect_probability(bisect, 8) == 0);
+	assert_true(bisect_probability(NULL, 0) == 0);
+	assert_string_equal(bisect_state_name(BISECT_ONLY_SKIPPED_LEFT), "only skipped commits left");
+	assert_string_equal(bisect_state_name((enum bisect_state)42), "?");
+	bisect_free(bisect);
+	graph_release(&graph);
+}
+
+/* ---- exact bisection (p = 1, epsilon = 0) ----------------------------------- */
+
+static void test_linear_exact_in_ceil_log2_runs(void **state)
+{
+	(void)state;
+	struct bisect_options options = exact_options();
+	const size_t sizes[] = { 2, 3, 4, 5, 7, 8, 9, 16, 31, 33, 64, 100, 127, 128, 1000, 1024 };
+
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		struct test_graph graph;
+		size_t count = sizes[s];
+		size_t step = count > 130 ? count / 41 : 1;
+		unsigned limit = ceil_log(2, count);
+
+		graph_linear(&graph, count);
+		for (size_t culprit = 0; culprit < count; culprit += step) {
+			struct lab lab = exact_lab(1);
+			struct trial trial = { 0 };
+			run_trial(&graph, count - 1, &options, culprit, &lab, &trial);
+			assert_int_equal(trial.state, BISECT_FOUND);
+			assert_int_equal(trial.found, culprit);
+			if (trial.runs > limit)
+				fail_msg("N=%zu culprit %zu: %u runs, more than ceil(log2 N) = %u",
+					 count, culprit, trial.runs, limit);
+			/* With N a power of two no culprit is found early by luck. */
+			if ((count & (count - 1)) == 0)
+				assert_int_equal(trial.runs, limit);
+		}
+		graph_release(&graph);
+	}
+}
+
+/* Each run halves what is left, as git does. */
+static void test_linear_exact_halves_candidates_each_run(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	struct bisect_options options = exact_options();
+	struct bisect *bisect;
+	struct bisect_status status;
+	size_t proposal, count;
+	bool bad[1000];
+
+	graph_linear(&graph, 1000);
+	bad_commits(&graph, 377, bad);
+	assert_int_equal(bisect_new(graph.commits, graph.count, 999, &options, &bisect), 0);
+	assert_int_equal(bisect_status(bisect, &status), 0);
+	assert_int_equal(status.candidates_left, 1000);
+	size_t left = status.candidates_left;
+	while (status.state == BISECT_RUNNING) {
+		assert_int_equal(bisect_next(bisect, 1, &proposal, &count), 0);
+		assert_int_equal(count, 1);
+		assert_int_equal(bisect_record(bisect, proposal, bad[proposal] ? BISECT_FAIL : BISECT_PASS), 0);
+		assert_int_equal(bisect_status(bisect, &status), 0);
+		assert_true(status.candidates_left <= (left + 1) / 2);
+		left = status.candidates_left;
+	}
+	assert_int_equal(status.best, 377);
+	assert_int_equal(status.candidates_left, 1);
+	bisect_free(bisect);
+	graph_release(&graph);
+}
+
+static void test_parallel_rounds_within_log_k_plus_1(void **state)
+{
+	(void)state;
+	struct bisect_options options = exact_options();
+	const size_t sizes[] = { 10, 100, 1000, 10000 };
+	const size_t boards[] = { 2, 3, 4, 7, 8, 16 };
+
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		struct test_graph graph;
+		size_t count = sizes[s];
+
+		graph_linear(&graph, count);
+		for (size_t b = 0; b < sizeof(boards) / sizeof(boards[0]); b++) {
+			unsigned worst = 0, limit = ceil_log(boards[b] + 1, count) + 1;
+			size_t step = count >= 10000 ? count / 7 : count > 100 ? count / 23 : 1;
+			for (size_t culprit = 0; culprit < count; culprit += step) {
+				struct lab lab = exact_lab(boards[b]);
+				struct trial trial = { 0 };
+				run_trial(&graph, count - 1, &options, culprit, &lab, &trial);
+				assert_int_equal(trial.found, culprit);
+				if (trial.rounds > worst)
+					worst = trial.rounds;
+			}
+			print_message("linear N=%zu k=%zu: worst %u rounds, bound %u\n", count,
+				      boards[b], worst, limit);
+			assert_true(worst <= limit);
+		}
+		graph_release(&graph);
+	}
+}
+
+/* ---- histories with merges ------------------------------------------------ */
+
+/*
+ *   0 - 1 - 2 - 3 ------- 7 - 8 (bad)
+ *        \               /
+ *         4 --- 5 --- 6
+ */
+static void graph_side_branch(struct test_graph *graph)
+{
+	graph_init(graph, 9);
+	graph_add_root(graph);          /* 0 */
+	graph_add_child(graph, 0);      /* 1 */
+	graph_add_child(graph, 1);      /* 2 */
+	graph_add_child(graph, 2);      /* 3 */
+	graph_add_child(graph, 1);      /* 4 */
+	graph_add_child(graph, 4);      /* 5 */
+	graph_add_child(graph, 5);      /* 6 */
+	graph_add_merge(graph, 3, 6);   /* 7 */
+	graph_add_child(graph, 7);      /* 8 */
+}
+
+static void test_culprit_on_a_side_branch_or_the_merge(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+
+	graph_side_branch(&graph);
+	assert_every_culprit_found(&graph, 8, 1);
+	assert_every_culprit_found(&graph, 8, 3);
+
+	/* Once 5 is known bad, the main line (2, 3) and the merge are out. */
+	struct bisect_options options = exact_options();
+	struct bisect *bisect;
+	assert_int_equal(bisect_new(graph.commits, graph.count, 8, &options, &bisect), 0);
+	assert_int_equal(bisect_record(bisect, 5, BISECT_FAIL), 0);
+	assert_true(bisect_probability(bisect, 2) < 1e-6);
+	assert_true(bisect_probability(bisect, 3) < 1e-6);
+	assert_true(bisect_probability(bisect, 7) < 1e-6);
+	for (size_t commit = 0; commit <= 5; commit++)
+		if (commit != 2 && commit != 3)
+			assert_true(fabs(bisect_probability(bisect, commit) - 0.25) < 1e-6);
+	assert_int_equal(bisect_record(bisect, 4, BISECT_PASS), 0);
+	assert_true(fabs(bisect_probability(bisect, 5) - 1) < 1e-6);
+	bisect_free(bisect);
+
+	/* A good merge clears both of its sides. */
+	assert_int_equal(bisect_new(graph.commits, graph.count, 8, &options, &bisect), 0);
+	assert_int_equal(bisect_record(bisect, 7, BISECT_PASS), 0);
+	assert_true(fabs(bisect_probability(bisect, 8) - 1) < 1e-6);
+	bisect_free(bisect);
+	graph_release(&graph);
+}
+
+/*
+ * Criss-cross: two branches each merge the other twice.
+ *
+ *   0 - 1 - 2 --- 5 --- 7 --- 9 - 10 (bad)
+ *        \    \  /     \ /    /
+ *         3 -- 4 ---- 6 - 8 -'
+ *   5 = merge(2, 4), 6 = merge(4, 2), 7 = merge(5, 6), 8 = merge(6, 5) ...
+ */
+static void graph_criss_cross(struct test_graph *graph)
+{
+	graph_init(graph, 11);
+	graph_add_root(graph);          /* 0 */
+	graph_add_child(graph, 0);      /* 1 */
+	graph_add_child(graph, 1);      /* 2 */
+	graph_add_child(graph, 1);      /* 3 */
+	graph_add_child(graph, 3);      /* 4 */
+	graph_add_merge(graph, 2, 4);   /* 5 */
+	graph_add_merge(graph, 4, 2);   /* 6 */
+	graph_add_merge(graph, 5, 6);   /* 7 */
+	graph_add_merge(graph, 6, 5);   /* 8 */
+	graph_add_merge(graph, 7, 8);   /* 9 */
+	graph_add_child(graph, 9);      /* 10 */
+}
+
+static void test_criss_cross_merges(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+
+	graph_criss_cross(&graph);
+	for (size_t boards = 1; boards <= 4; boards++)
+		assert_every_culprit_found(&graph, 10, boards);
+	graph_release(&graph);
+}
+
+/*
+ * Good is not an ancestor of bad: two good ends, G1 below 0 and G2 below 4,
+ * left out by the caller, so the candidates have two roots.
+ *
+ *   (G1) 0 - 1 - 2 - 3 ---- 7 - 8 (bad)
+ *   (G2) 4 - 5 - 6 --------'
+ *
+ * and an octopus merge on top of a third root.
+ */
+static void test_several_good_ends(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+
+	graph_init(&graph, 12);
+	graph_add_root(&graph);                          /* 0 */
+	graph_add_child(&graph, 0);                      /* 1 */
+	graph_add_child(&graph, 1);                      /* 2 */
+	graph_add_child(&graph, 2);                      /* 3 */
+	graph_add_root(&graph);                          /* 4 */
+	graph_add_child(&graph, 4);                      /* 5 */
+	graph_add_child(&graph, 5);                      /* 6 */
+	graph_add_merge(&graph, 3, 6);                   /* 7 */
+	graph_add_child(&graph, 7);                      /* 8 */
+	graph_add_root(&graph);                          /* 9 */
+	graph_add(&graph, 8, 9, 2, NO_COMMIT);           /* 10: octopus */
+	graph_add_child(&graph, 10);                     /* 11 */
+	assert_every_culprit_found(&graph, 11, 1);
+	assert_every_culprit_found(&graph, 11, 2);
+	graph_release(&graph);
+}
+
+static void test_kernel_like_histories(void **state)
+{
+	(void)state;
+	const size_t boards[] = { 1, 4, 8 };
+
+	for (uint64_t seed = 1; seed <= 2; seed++) {
+		struct test_graph graph;
+		graph_kernel_like(&graph, 120, 6, seed);
+		for (size_t b = 0; b < sizeof(boards) / sizeof(boards[0]); b++) {
+			struct bisect_options options = exact_options();
+			unsigned worst = 0, limit = ceil_log(boards[b] + 1, graph.count) + 1;
+			for (size_t culprit = 0; culprit < graph.count; culprit++) {
+				struct lab lab = exact_lab(boards[b]);
+				struct trial trial = { 0 };
+				run_trial(&graph, graph.count - 1, &options, culprit, &lab, &trial);
+				assert_int_equal(trial.state, BISECT_FOUND);
+				assert_int_equal(trial.found, culprit);
+				if (trial.rounds > worst)
+					worst = trial.rounds;
+			}
+			print_message("kernel-like N=%zu seed %llu k=%zu: worst %u rounds, bound %u\n",
+				      graph.count, (unsigned long long)seed, boards[b], worst, limit);
+			assert_true(worst <= limit);
+		}
+		graph_release(&graph);
+	}
+}
+
+/* The caller's array order (git prints newest first) changes nothing. */
+static void test_array_order_does_not_matter(void **state)
+{
+	(void)state;
+	struct test_graph graph, reversed;
+	struct bisect *forward_bisect, *reversed_bisect;
+	struct bisect_options options;
+	size_t n;
+
+	graph_kernel_like(&graph, 200, 5, 11);
+	n = graph.count;
+	graph_init(&reversed, n);
+	for (size_t i = 0; i < n; i++) {
+		size_t from = n - 1 - i;
+		reversed.count++;
+		memcpy(reversed.ids[i], graph.ids[from], sizeof(graph.ids[from]));
+		reversed.commits[i].id = reversed.ids[i];
+		reversed.commits[i].parents = &reversed.parents[i * MAX_TEST_PARENTS];
+		reversed.commits[i].parent_count = graph.parent_count[from];
+		for (size_t p = 0; p < graph.parent_count[from]; p++)
+			reversed.parents[i * MAX_TEST_PARENTS + p] =
+				n - 1 - graph.parents[from * MAX_TEST_PARENTS + p];
+	}
+	bisect_options_init(&options);
+	assert_int_equal(bisect_new(graph.commits, n, n - 1, &options, &forward_bisect), 0);
+	assert_int_equal(bisect_new(reversed.commits, n, 0, &options, &reversed_bisect), 0);
+	const size_t tested[] = { 150, 80, 120, 100, 110, 150 };
+	const enum bisect_result results[] = { BISECT_FAIL, BISECT_PASS, BISECT_FAIL,
+					       BISECT_PASS, BISECT_PASS, BISECT_FAIL };
+	for (size_t i = 0; i < 6; i++) {
+		assert_int_equal(bisect_record(forward_bisect, tested[i], results[i]), 0);
+		assert_int_equal(bisect_record(reversed_bisect, n - 1 - tested[i], results[i]), 0);
+	}
+	for (size_t i = 0; i < n; i++)
+		assert_true(fabs(bisect_probability(forward_bisect, i) -
+				 bisect_probability(reversed_bisect, n - 1 - i)) < 1e-12);
+	size_t forward_proposals[4], reversed_proposals[4], forward_count, reversed_count;
+	assert_int_equal(bisect_next(forward_bisect, 4, forward_proposals, &forward_count), 0);
+	assert_int_equal(bisect_next(reversed_bisect, 4, reversed_proposals, &reversed_count), 0);
+	assert_int_equal(forward_count, reversed_count);
+	for (size_t i = 0; i < forward_count; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < reversed_count; j++)
+			seen |= reversed_proposals[j] == n - 1 - forward_proposals[i];
+		assert_true(seen);
+	}
+	bisect_free(forward_bisect);
+	bisect_free(reversed_bisect);
+	graph_release(&graph);
+	graph_release(&reversed);
+}
+
+
+/* ---- skipped commits ------------------------------------------------------ */
+
+static void test_skip_moves_no_probability_and_is_not_proposed_again(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	struct bisect_options options = exact_options();
+	struct bisect *bisect;
+	struct bisect_status status;
+	double before[64];
+	size_t proposals[8], count;
+
+	graph_linear(&graph, 64);
+	assert_int_equal(bisect_new(graph.commits, graph.count, 63, &options, &bisect), 0);
+	assert_int_equal(bisect_record(bisect, 50, BISECT_FAIL), 0);
+	for (size_t commit = 0; commit < 64; commit++)
+		before[commit] = bisect_probability(bisect, commit);
+	assert_int_equal(bisect_next(bisect, 1, proposals, &count), 0);
+	assert_int_equal(count, 1);
+	size_t skipped = proposals[0];
+	assert_int_equal(bisect_record(bisect, skipped, BISECT_SKIP), 0);
+	for (size_t commit = 0; commit < 64; commit++)
+		assert_true(bisect_probability(bisect, commit) == before[commit]);
+	assert_int_equal(bisect_status(bisect, &status), 0);
+	assert_int_equal(status.skipped_count, 1);
+	assert_int_equal(status.runs, 2);
+	assert_int_equal(status.state, BISECT_RUNNING);
+	/* Not proposed again, whatever the number of boards. */
+	for (size_t boards = 1; boards <= 8; boards++) {
+		assert_int_equal(bisect_next(bisect, boards, proposals, &count), 0);
+		assert_true(count > 0);
+		for (size_t i = 0; i < count; i++)
+			assert_int_not_equal(proposals[i], skipped);
+	}
+	bisect_free(bisect);
+	graph_release(&graph);
+}
+
+/* Bisects a linear history with some commits that never build. */
+static struct trial bisect_with_unbuildable(size_t count, size_t culprit, const size_t *unbuildable,
+					    size_t unbuildable_count, size_t boards,
+					    struct bisect_status *final_status)
+{
+	struct test_graph graph;
+	struct bisect_options options = exact_options();
+	struct bisect *bisect;
+	bool *never_builds = calloc(count, sizeof(bool));
+	bool *bad = calloc(count, sizeof(bool));
+	bool *was_skipped = calloc(count, sizeof(bool));
+	size_t proposals[16], proposal_count;
+	struct trial trial = { 0 };
+
+	assert_non_null(never_builds);
+	assert_non_null(bad);
+	assert_non_null(was_skipped);
+	for (size_t i = 0; i < unbuildable_count; i++)
+		never_builds[unbuildable[i]] = true;
+	graph_linear(&graph, count);
+	bad_commits(&graph, culprit, bad);
+	assert_int_equal(bisect_new(graph.commits, count, count - 1, &options, &bisect), 0);
+	for (;;) {
+		assert_int_equal(bisect_status(bisect, final_status), 0);
+		if (final_status->state != BISECT_RUNNING)
+			break;
+		assert_int_equal(bisect_next(bisect, boards, proposals, &proposal_count), 0);
+		assert_true(proposal_count > 0);
+		trial.rounds++;
+		assert_true(trial.rounds < 1000);
+		for (size_t i = 0; i < proposal_count; i++) {
+			size_t commit = proposals[i];
+			assert_false(was_skipped[commit]);
+			enum bisect_result result = never_builds[commit] ? BISECT_SKIP
+						    : bad[commit]	 ? BISECT_FAIL
+									 : BISECT_PASS;
+			if (result == BISECT_SKIP)
+				was_skipped[commit] = true;
+			assert_int_equal(bisect_record(bisect, commit, result), 0);
+		}
+	}
+	trial.found = final_status->best;
+	trial.state = final_status->state;
+	trial.runs = final_status->runs;
+	/* The status points into the engine: copy what the caller checks. */
+	static size_t undecided[64];
+	assert_true(final_status->undecided_count <= 64);
+	for (size_t i = 0; i < final_status->undecided_count; i++)
+		undecided[i] = final_status->undecided[i];
+	final_status->undecided = undecided;
+	bisect_free(bisect);
+	graph_release(&graph);
+	free(never_builds);
+	free(bad);
+	free(was_skipped);
+	return trial;
+}
+
+static void assert_undecided_is(const struct bisect_status *status, const size_t *expected,
+				size_t expected_count)
+{
+	assert_int_equal(status->state, BISECT_ONLY_SKIPPED_LEFT);
+	assert_int_equal(status->undecided_count, expected_count);
+	for (size_t i = 0; i < expected_count; i++)
+		assert_int_equal(status->undecided[i], expected[i]);
+}
+
+static void test_skips_next_to_the_culprit(void **state)
+{
+	(void)state;
+	struct bisect_status status;
+
+	/* The culprit's parent does not build: git's "could be any of 20, 21". */
+	for (size_t boards = 1; boards <= 4; boards += 3) {
+		const size_t parent[] = { 20 }, parent_answer[] = { 20, 21 };
+		bisect_with_unbuildable(64, 21, parent, 1, boards, &status);
+		assert_undecided_is(&status, parent_answer, 2);
+
+		/* The culprit itself does not build: it or its child. */
+		const size_t itself[] = { 21 }, itself_answer[] = { 21, 22 };
+		bisect_with_unbuildable(64, 21, itself, 1, boards, &status);
+		assert_undecided_is(&status, itself_answer, 2);
+
+		/* A run of broken commits before the culprit. */
+		const size_t run[] = { 17, 18, 19, 20 }, run_answer[] = { 17, 18, 19, 20, 21 };
+		bisect_with_unbuildable(64, 21, run, 4, boards, &status);
+		assert_undecided_is(&status, run_answer, 5);
+
+		/* Broken commits away from the culprit do not stand in the way. */
+		const size_t elsewhere[] = { 5, 31, 32, 40 };
+		struct trial trial = bisect_with_unbuildable(64, 21, elsewhere, 4, boards, &status);
+		assert_int_equal(trial.state, BISECT_FOUND);
+		assert_int_equal(trial.found, 21);
+		assert_int_equal(status.undecided_count, 0);
+	}
+}
+
+static void test_only_skipped_left(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	struct bisect_options options = exact_options();
+	struct bisect *bisect;
+	struct bisect_status status;
+	size_t proposals[4], count;
+
+	/* Everything but the bad end is skipped: the answer is all of them. */
+	graph_linear(&graph, 6);
+	assert_int_equal(bisect_new(graph.commits, 6, 5, &options, &bisect), 0);
+	for (size_t commit = 0; commit < 5; commit++) {
+		assert_int_equal(bisect_status(bisect, &status), 0);
+		assert_int_equal(status.state, BISECT_RUNNING);
+		assert_int_equal(bisect_record(bisect, commit, BISECT_SKIP), 0);
+	}
+	assert_int_equal(bisect_status(bisect, &status), 0);
+	const size_t all[] = { 0, 1, 2, 3, 4, 5 };
+	assert_undecided_is(&status, all, 6);
+	assert_int_equal(status.skipped_count, 5);
+	assert_int_equal(bisect_next(bisect, 4, proposals, &count), 0);
+	assert_int_equal(count, 0);
+	bisect_free(bisect);
+	graph_release(&graph);
+
+	/* On a DAG: the merge's parents are both skipped, one side's root
+	 * passed: the merge, its skipped parents and what only they reach. */
+	graph_side_branch(&graph);
+	assert_int_equal(bisect_new(graph.commits, graph.count, 8, &options, &bisect), 0);
+	assert_int_equal(bisect_record(bisect, 1, BISECT_PASS), 0);
+	assert_int_equal(bisect_record(bisect, 8, BISECT_FAIL), 0);
+	assert_int_equal(bisect_record(bisect, 7, BISECT_FAIL), 0);
+	const size_t broken[] = { 2, 3, 4, 5, 6 };
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(bisect_record(bisect, broken[i], BISECT_SKIP), 0);
+	assert_int_equal(bisect_status(bisect, &status), 0);
+	const size_t answer[] = { 2, 3, 4, 5, 6, 7 };
+	assert_undecided_is(&status, answer, 6);
+	bisect_free(bisect);
+	graph_release(&graph);
+}
+
+/* A kernel-like history with 5 % of commits not building, as the bench has. */
+static void test_unbuildable_commits_in_a_dag(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	uint64_t rng = 99;
+	size_t found = 0, undecided = 0;
+
+	graph_kernel_like(&graph, 150, 6, 5);
+	bool *unbuildable = calloc(graph.count, sizeof(bool));
+	assert_non_null(unbuildable);
+	for (size_t commit = 0; commit + 1 < graph.count; commit++)
+		unbuildable[commit] = random_unit(&rng) < 0.05;
+	for (size_t culprit = 0; culprit < graph.count; culprit += 3) {
+		struct bisect_options options = exact_options();
+		struct lab lab = exact_lab(4);
+		struct trial trial = { 0 };
+		lab.unbuildable = unbuildable;
+		run_trial(&graph, graph.count - 1, &options, culprit, &lab, &trial);
+		if (trial.state == BISECT_FOUND) {
+			assert_int_equal(trial.found, culprit);
+			found++;
+		} else {
+			/* Only when the culprit or a parent of it never builds. */
+			assert_int_equal(trial.state, BISECT_ONLY_SKIPPED_LEFT);
+			bool near_skipped = unbuildable[culprit];
+			for (size_t i = 0; i < graph.parent_count[culprit]; i++)
+				near_skipped |= unbuildable[graph.parents[culprit * MAX_TEST_PARENTS + i]];
+			assert_true(near_skipped);
+			undecided++;
+		}
+	}
+	print_message("5 %% unbuildable: %zu found exactly, %zu ended with a skipped set\n", found,
+		      undecided);
+	free(unbuildable);
+	graph_release(&graph);
+}
+
+/* ---- flaky results -------------------------------------------------------- */
+
+struct accuracy {
+	unsigned right;
+	unsigned trials;
+	double runs;
+	double rounds;
+};
+
+/* Seeded trials on a kernel-like history of 100 commits, culprit anywhere. */
+static struct accuracy measure_accuracy(double fail_rate_when_bad, double fail_rate_when_good,
+					size_t boards, unsigned trials, uint64_t seed)
+{
+	struct test_graph graph;
+	struct accuracy accuracy = { 0 };
+	uint64_t rng = seed;
+	double started = seconds_now();
+
+	graph_kernel_like(&graph, 100, 8, 7);
+	for (unsigned i = 0; i < trials; i++) {
+		struct bisect_options options;
+		struct lab lab = { .fail_rate_when_bad = fail_rate_when_bad,
+				   .fail_rate_when_good = fail_rate_when_good,
+				   .boards = boards,
+				   .rng = random_next(&rng) };
+		struct trial trial = { 0 };
+		size_t culprit = random_below(&rng, graph.count);
+
+		bisect_options_init(&options);
+		options.fail_rate_when_good = fail_rate_when_good;
+		options.seed = i;
+		run_trial(&graph, graph.count - 1, &options, culprit, &lab, &trial);
+		assert_int_equal(trial.state, BISECT_FOUND);
+		accuracy.right += trial.found == culprit;
+		accuracy.runs += trial.runs;
+		accuracy.rounds += trial.rounds;
+	}
+	accuracy.trials = trials;
+	accuracy.runs /= trials;
+	accuracy.rounds /= trials;
+	print_message("p=%.2f epsilon=%.3f k=%zu: right %u/%u = %.1f %%, mean %.1f runs in %.1f rounds "
+		      "(%.1f s)\n",
+		      fail_rate_when_bad, fail_rate_when_good, boards, accuracy.right, trials,
+		      100.0 * accuracy.right / trials, accuracy.runs, accuracy.rounds,
+		      seconds_now() - started);
+	graph_release(&graph);
+	return accuracy;
+}
+
+static void test_flaky_culprit_right_99_percent(void **state)
+{
+	(void)state;
+	/* More trials than 300 where they are cheap: at a true rate near 99.5 %,
+	 * 300 trials leave a few percent chance of a false alarm. */
+	const struct {
+		double p, epsilon;
+		size_t boards;
+		unsigned trials;
+	} settings[] = {
+		{ 0.3, 0.001, 1, 1000 }, { 0.5, 0.001, 1, 1000 },
+		{ 0.3, 0.01, 4, 500 }, { 0.5, 0.01, 4, 500 },
+	};
+
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
+		struct accuracy accuracy = measure_accuracy(settings[i].p, settings[i].epsilon,
+							    settings[i].boards, settings[i].trials, 1000 + i);
+		assert_true(accuracy.right >= settings[i].trials * 99 / 100);
+	}
+}
+
+
+/* The belief is exact Bayes: check it against a hand computation. */
+static void test_posterior_is_exact(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	struct bisect_options options;
+	struct bisect *bisect;
+
+	graph_linear(&graph, 4);
+	/* p fixed at 0.5, epsilon 0.1: a PASS at 1 weighs 0.5 on "0 or 1 is
+	 * the first bad commit" and 0.9 on "2 or 3". */
+	bisect_options_init(&options);
+	options.fail_rate_when_bad = 0.5;
+	options.fail_rate_when_good = 0.1;
+	assert_int_equal(bisect_new(graph.commits, 4, 3, &options, &bisect), 0);
+	assert_int_equal(bisect_record(bisect, 1, BISECT_PASS), 0);
+	assert_true(fabs(bisect_probability(bisect, 0) - 0.5 / 2.8) < 1e-12);
+	assert_true(fabs(bisect_probability(bisect, 3) - 0.9 / 2.8) < 1e-12);
+	/* A FAIL at 2: 0.5 where 2 is bad (0, 1, 2), 0.1 where good (3). */
+	assert_int_equal(bisect_record(bisect, 2, BISECT_FAIL), 0);
+	double total = 0.25 + 0.25 + 0.45 + 0.09;
+	assert_true(fabs(bisect_probability(bisect, 1) - 0.25 / total) < 1e-12);
+	assert_true(fabs(bisect_probability(bisect, 2) - 0.45 / total) < 1e-12);
+	assert_true(fabs(bisect_probability(bisect, 3) - 0.09 / total) < 1e-12);
+	bisect_free(bisect);
+
+	/* p learned from Beta(1, 2): two PASSes at bad commits have marginal
+	 * likelihood B(1, 4) / B(1, 2) = 1/2; at good ones (1 - 0.1)^2. */
+	bisect_options_init(&options);
+	options.fail_rate_when_good = 0.1;
+	assert_int_equal(bisect_new(graph.commits, 4, 3, &options, &bisect), 0);
+	assert_int_equal(bisect_record(bisect, 1, BISECT_PASS), 0);
+	assert_int_equal(bisect_record(bisect, 1, BISECT_PASS), 0);
+	total = 0.5 + 0.5 + 0.81 + 0.81;
+	assert_true(fabs(bisect_probability(bisect, 0) - 0.5 / total) < 1e-12);
+	assert_true(fabs(bisect_probability(bisect, 2) - 0.81 / total) < 1e-12);
+	struct bisect_status status;
+	assert_int_equal(bisect_status(bisect, &status), 0);
+	/* E[p]: 1/5 where 1 is bad (Beta(1, 4)), the prior's 1/3 elsewhere. */
+	double expected_p = (0.5 * 0.2 * 2 + 0.81 * (1.0 / 3) * 2) / total;
+	assert_true(fabs(status.fail_rate_estimate - expected_p) < 1e-12);
+	bisect_free(bisect);
+	graph_release(&graph);
+}
+
+static void test_fail_rate_is_learned(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	struct bisect_options options;
+	struct bisect *bisect;
+	struct bisect_status status;
+	uint64_t rng = 17;
+
+	/* 200 runs at each of the bad end and a good commit, p = 0.3. */
+	graph_linear(&graph, 10);
+	bisect_options_init(&options);
+	assert_int_equal(bisect_new(graph.commits, 10, 9, &options, &bisect), 0);
+	assert_int_equal(bisect_status(bisect, &status), 0);
+	assert_true(fabs(status.fail_rate_estimate - 1.0 / 3) < 1e-12);
+	for (int i = 0; i < 200; i++) {
+		bool fail = random_unit(&rng) < 0.3;
+		assert_int_equal(bisect_record(bisect, 9, fail ? BISECT_FAIL : BISECT_PASS), 0);
+		assert_int_equal(bisect_record(bisect, 0, BISECT_PASS), 0);
+	}
+	assert_int_equal(bisect_status(bisect, &status), 0);
+	print_message("p estimate after 200 runs at p = 0.3: %.3f\n", status.fail_rate_estimate);
+	assert_true(fabs(status.fail_rate_estimate - 0.3) < 0.07);
+	assert_true(status.fail_rate_when_good_estimate == 0.001);
+	bisect_free(bisect);
+
+	/* A fixed p is its own estimate. */
+	options.fail_rate_when_bad = 0.4;
+	assert_int_equal(bisect_new(graph.commits, 10, 9, &options, &bisect), 0);
+	assert_int_equal(bisect_record(bisect, 9, BISECT_PASS), 0);
+	assert_int_equal(bisect_status(bisect, &status), 0);
+	assert_true(status.fail_rate_estimate == 0.4);
+	bisect_free(bisect);
+	graph_release(&graph);
+}
+
+/* Bad must show the symptom: with p learned, the bad end is run first. */
+static void test_bad_end_must_fail_first(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	struct bisect *bisect;
+	size_t proposals[4], count;
+
+	graph_linear(&graph, 32);
+	assert_int_equal(bisect_new(graph.commits, 32, 31, NULL, &bisect), 0);
+	for (int round = 0; round < 3; round++) {
+		assert_int_equal(bisect_next(bisect, 1, proposals, &count), 0);
+		assert_int_equal(count, 1);
+		assert_int_equal(proposals[0], 31);
+		assert_int_equal(bisect_record(bisect, 31, BISECT_PASS), 0);
+	}
+	/* With more boards, the others bisect meanwhile. */
+	assert_int_equal(bisect_next(bisect, 4, proposals, &count), 0);
+	assert_int_equal(count, 4);
+	assert_int_equal(proposals[0], 31);
+	for (size_t i = 1; i < count; i++)
+		assert_true(proposals[i] < 31);
+	assert_int_equal(bisect_record(bisect, 31, BISECT_FAIL), 0);
+	assert_int_equal(bisect_next(bisect, 1, proposals, &count), 0);
+	assert_int_equal(count, 1);
+	assert_true(proposals[0] < 31);
+	bisect_free(bisect);
+	graph_release(&graph);
+}
+
+/* When p < 1 a repeat can be the best use of a board; when p = 1 never. */
+static void test_repeats_only_when_flaky(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	struct bisect_options options = exact_options();
+	struct bisect *bisect;
+	size_t proposals[8], count;
+
+	/* One commit besides the bad end: nothing else to run. */
+	graph_linear(&graph, 2);
+	assert_int_equal(bisect_new(graph.commits, 2, 1, &options, &bisect), 0);
+	assert_int_equal(bisect_next(bisect, 4, proposals, &count), 0);
+	assert_int_equal(count, 1);
+	assert_int_equal(proposals[0], 0);
+	bisect_free(bisect);
+
+	options.fail_rate_when_bad = 0.3;
+	options.fail_rate_when_good = 0.001;
+	assert_int_equal(bisect_new(graph.commits, 2, 1, &options, &bisect), 0);
+	assert_int_equal(bisect_next(bisect, 4, proposals, &count), 0);
+	assert_int_equal(count, 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(proposals[i], 0);
+	bisect_free(bisect);
+	graph_release(&graph);
+
+	/* Three candidates left of 1000, p = 1, 8 boards: two runs decide. */
+	graph_linear(&graph, 1000);
+	options = exact_options();
+	assert_int_equal(bisect_new(graph.commits, 1000, 999, &options, &bisect), 0);
+	assert_int_equal(bisect_record(bisect, 502, BISECT_FAIL), 0);
+	assert_int_equal(bisect_record(bisect, 499, BISECT_PASS), 0);
+	assert_int_equal(bisect_next(bisect, 8, proposals, &count), 0);
+	assert_int_equal(count, 2);
+	assert_true(proposals[0] != proposals[1]);
+	for (size_t i = 0; i < count; i++)
+		assert_true(proposals[i] == 500 || proposals[i] == 501);
+	bisect_free(bisect);
+	graph_release(&graph);
+}
+
+/* FOUND exactly when the best commit reaches the confidence, not later. */
+static void test_stops_as_soon_as_confident(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	const double confidences[] = { 0.9, 0.99, 0.999 };
+	double mean_runs[3] = { 0 };
+
+	graph_kernel_like(&graph, 100, 8, 3);
+	for (size_t c = 0; c < 3; c++) {
+		uint64_t rng = 5;
+		for (int trial = 0; trial < 40; trial++) {
+			struct bisect_options options;
+			struct bisect *bisect;
+			struct bisect_status status;
+			bool bad[100];
+			size_t culprit = random_below(&rng, graph.count), proposals[2], count;
+
+			bisect_options_init(&options);
+			options.confidence = confidences[c];
+			bad_commits(&graph, culprit, bad);
+			assert_int_equal(bisect_new(graph.commits, graph.count, 99, &options, &bisect), 0);
+			for (;;) {
+				assert_int_equal(bisect_status(bisect, &status), 0);
+				bool confident = status.best_probability >= confidences[c];
+				assert_int_equal(status.state == BISECT_FOUND, confident);
+				assert_int_equal(bisect_next(bisect, 2, proposals, &count), 0);
+				if (confident) {
+					assert_int_equal(count, 0);
+					break;
+				}
+				assert_true(count > 0);
+				for (size_t i = 0; i < count; i++) {
+					bool fail = random_unit(&rng) < (bad[proposals[i]] ? 0.5 : 0.001);
+					assert_int_equal(bisect_record(bisect, proposals[i],
+								       fail ? BISECT_FAIL : BISECT_PASS), 0);
+				}
+			}
+			mean_runs[c] += status.runs / 40.0;
+			bisect_free(bisect);
+		}
+	}
+	print_message("p = 0.5, k = 2: mean runs %.1f at confidence 0.9, %.1f at 0.99, %.1f at 0.999\n",
+		      mean_runs[0], mean_runs[1], mean_runs[2]);
+	assert_true(mean_runs[0] < mean_runs[1]);
+	assert_true(mean_runs[1] < mean_runs[2]);
+	graph_release(&graph);
+}
+
+static void test_run_budget(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	struct bisect_options options;
+	struct bisect *bisect;
+	struct bisect_status status;
+	size_t proposals[8], count;
+	unsigned recorded = 0;
+
+	graph_linear(&graph, 100);
+	bisect_options_init(&options);
+	options.max_runs = 6;
+	assert_int_equal(bisect_new(graph.commits, 100, 99, &options, &bisect), 0);
+	/* Never more proposals than runs left: 4, then 2. */
+	assert_int_equal(bisect_next(bisect, 4, proposals, &count), 0);
+	assert_int_equal(count, 4);
+	for (size_t i = 0; i < count; i++, recorded++)
+		assert_int_equal(bisect_record(bisect, proposals[i],
+					       proposals[i] >= 40 ? BISECT_FAIL : BISECT_PASS), 0);
+	assert_int_equal(bisect_next(bisect, 4, proposals, &count), 0);
+	assert_int_equal(count, 2);
+	for (size_t i = 0; i < count; i++, recorded++)
+		assert_int_equal(bisect_record(bisect, proposals[i],
+					       proposals[i] >= 40 ? BISECT_FAIL : BISECT_PASS), 0);
+	assert_int_equal(recorded, 6);
+	assert_int_equal(bisect_status(bisect, &status), 0);
+	assert_int_equal(status.state, BISECT_BUDGET_SPENT);
+	assert_int_equal(status.runs, 6);
+	assert_true(status.best_probability < 0.99);
+	/* The best guess is the most probable commit. */
+	for (size_t commit = 0; commit < 100; commit++)
+		assert_true(bisect_probability(bisect, commit) <= status.best_probability);
+	assert_true(bisect_probability(bisect, status.best) == status.best_probability);
+	assert_int_equal(bisect_next(bisect, 4, proposals, &count), 0);
+	assert_int_equal(count, 0);
+	bisect_free(bisect);
+	graph_release(&graph);
+}
+
+/* Same seed, same results: same proposals, round after round. */
+static void test_deterministic(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	size_t first[4000], second[4000];
+
+	graph_kernel_like(&graph, 300, 5, 21);
+	for (size_t boards = 1; boards <= 8; boards += 7) {
+		struct trial runs[2] = { { .proposals = first, .proposal_capacity = 4000 },
+					 { .proposals = second, .proposal_capacity = 4000 } };
+		for (int run = 0; run < 2; run++) {
+			struct bisect_options options;
+			struct lab lab = { .fail_rate_when_bad = 0.4, .fail_rate_when_good = 0.01,
+					   .boards = boards, .rng = 77 };
+			bisect_options_init(&options);
+			options.fail_rate_when_good = 0.01;
+			options.seed = 1234;
+			run_trial(&graph, graph.count - 1, &options, 123, &lab, &runs[run]);
+		}
+		assert_int_equal(runs[0].proposal_count, runs[1].proposal_count);
+		assert_true(runs[0].proposal_count > 10);
+		assert_memory_equal(first, second, runs[0].proposal_count * sizeof(size_t));
+		assert_int_equal(runs[0].found, runs[1].found);
+		assert_true(runs[0].probability == runs[1].probability);
+	}
+	graph_release(&graph);
+
+	/* The seed breaks ties: two identical side branches of one fork. */
+	graph_init(&graph, 8);
+	graph_add_root(&graph);                 /* 0 */
+	graph_add_child(&graph, 0);             /* 1 */
+	graph_add_child(&graph, 1);             /* 2 */
+	graph_add_child(&graph, 0);             /* 3 */
+	graph_add_child(&graph, 3);             /* 4 */
+	graph_add_merge(&graph, 2, 4);          /* 5 */
+	bool seen[8] = { false };
+	for (uint64_t seed = 0; seed < 16; seed++) {
+		struct bisect_options options = exact_options();
+		struct bisect *bisect;
+		size_t proposal, count;
+		options.seed = seed;
+		assert_int_equal(bisect_new(graph.commits, graph.count, 5, &options, &bisect), 0);
+		assert_int_equal(bisect_next(bisect, 1, &proposal, &count), 0);
+		seen[proposal] = true;
+		bisect_free(bisect);
+	}
+	assert_true(seen[1] || seen[2]);
+	assert_true(seen[3] || seen[4]);
+	graph_release(&graph);
+}
+
+static void assert_belief_is_sane(const struct bisect *bisect, size_t count)
+{
+	struct bisect_status status;
+	double total = 0;
+
+	for (size_t commit = 0; commit < count; commit++) {
+		double probability = bisect_probability(bisect, commit);
+		assert_true(isfinite(probability));
+		assert_true(probability >= 0 && probability <= 1);
+		total += probability;
+	}
+	assert_int_equal(bisect_status(bisect, &status), 0);
+	total += status.no_regression_probability;
+	assert_true(fabs(total - 1) < 1e-9);
+	assert_true(isfinite(status.best_probability));
+	assert_true(isfinite(status.fail_rate_estimate));
+	assert_true(isfinite(status.fail_rate_when_good_estimate));
+	assert_true(status.fail_rate_estimate >= 0 && status.fail_rate_estimate <= 1);
+}
+
+/* No result sequence, however long or contradictory, makes a NaN or inf. */
+static void test_extreme_sequences_stay_finite(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	size_t proposals[8], count;
+
+	graph_kernel_like(&graph, 50, 5, 2);
+	for (int model = 0; model < 4; model++) {
+		struct bisect_options options;
+		struct bisect *bisect;
+
+		bisect_options_init(&options);
+		if (model == 0) {
+			options = exact_options();  /* p = 1, epsilon = 0: contradictions */
+		} else if (model == 2) {
+			options.fail_rate_when_good_prior_runs = 100;
+			options.no_regression_prior = 0.5;
+		} else if (model == 3) {
+			options.fail_rate_when_good = 0;
+			options.fail_rate_prior_alpha = 1e-3;
+			options.fail_rate_prior_beta = 1e3;
+		}
+		assert_int_equal(bisect_new(graph.commits, graph.count, 49, &options, &bisect), 0);
+		/* The bad end passes 20,000 times, a root fails 20,000 times. */
+		for (int i = 0; i < 20000; i++) {
+			assert_int_equal(bisect_record(bisect, 49, BISECT_PASS), 0);
+			assert_int_equal(bisect_record(bisect, 0, BISECT_FAIL), 0);
+		}
+		assert_belief_is_sane(bisect, graph.count);
+		assert_int_equal(bisect_next(bisect, 8, proposals, &count), 0);
+		/* Alternating at every commit, then all FAILs at good ends. */
+		for (int i = 0; i < 300; i++)
+			for (size_t commit = 0; commit < graph.count; commit++)
+				assert_int_equal(bisect_record(bisect, commit,
+							       (commit + i) % 2 ? BISECT_FAIL : BISECT_PASS), 0);
+		for (int i = 0; i < 5000; i++)
+			assert_int_equal(bisect_record_good_end(bisect, BISECT_FAIL), 0);
+		assert_belief_is_sane(bisect, graph.count);
+		for (size_t boards = 1; boards <= 20; boards += 19) {
+			assert_int_equal(bisect_next(bisect, boards, proposals, &count), 0);
+			assert_true(count <= boards);
+		}
+		bisect_free(bisect);
+	}
+	graph_release(&graph);
+}
+
+/* With a prior on "no candidate is bad", a bad end that keeps passing ends it. */
+static void test_no_regression(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	struct bisect_options options;
+	struct bisect *bisect;
+	struct bisect_status status;
+	size_t proposal, count;
+	int runs = 0;
+
+	graph_linear(&graph, 20);
+	bisect_options_init(&options);
+	options.no_regression_prior = 0.5;
+	assert_int_equal(bisect_new(graph.commits, 20, 19, &options, &bisect), 0);
+	assert_int_equal(bisect_status(bisect, &status), 0);
+	assert_true(fabs(status.no_regression_probability - 0.5) < 1e-12);
+	do {
+		assert_int_equal(bisect_next(bisect, 1, &proposal, &count), 0);
+		assert_int_equal(count, 1);
+		assert_int_equal(proposal, 19);     /* bad must show the symptom */
+		assert_int_equal(bisect_record(bisect, proposal, BISECT_PASS), 0);
+		assert_int_equal(bisect_status(bisect, &status), 0);
+		runs++;
+	} while (status.state == BISECT_RUNNING && runs < 1000);
+	print_message("no regression after %d PASSes at the bad end\n", runs);
+	assert_int_equal(status.state, BISECT_NO_REGRESSION);
+	assert_true(status.no_regression_probability >= 0.99);
+	bisect_free(bisect);
+
+	/* One FAIL at the bad end and "no regression" is all but gone. */
+	assert_int_equal(bisect_new(graph.commits, 20, 19, &options, &bisect), 0);
+	assert_int_equal(bisect_record(bisect, 19, BISECT_FAIL), 0);
+	assert_int_equal(bisect_status(bisect, &status), 0);
+	assert_true(status.no_regression_probability < 0.01);
+	bisect_free(bisect);
+	graph_release(&graph);
+}
+
+/* Runs at the good ends: evidence about epsilon only. */
+static void test_good_end_runs(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	struct bisect_options options;
+	struct bisect *bisect;
+	struct bisect_status status;
+	double before;
+
+	graph_linear(&graph, 16);
+	bisect_options_init(&options);
+	/* Epsilon fixed: they change no belief, but count as runs. */
+	assert_int_equal(bisect_new(graph.commits, 16, 15, &options, &bisect), 0);
+	assert_int_equal(bisect_record(bisect, 8, BISECT_FAIL), 0);
+	before = bisect_probability(bisect, 8);
+	assert_int_equal(bisect_record_good_end(bisect, BISECT_FAIL), 0);
+	assert_int_equal(bisect_record_good_end(bisect, BISECT_PASS), 0);
+	assert_int_equal(bisect_record_good_end(bisect, BISECT_SKIP), 0);
+	assert_true(fabs(bisect_probability(bisect, 8) - before) < 1e-12);
+	assert_int_equal(bisect_status(bisect, &status), 0);
+	assert_int_equal(status.runs, 4);
+	bisect_free(bisect);
+
+	/* Epsilon learned: FAILs at a good end make a FAIL weaker evidence. */
+	options.fail_rate_when_good_prior_runs = 100;
+	double after_good_fails[2];
+	for (int good_fails = 0; good_fails < 2; good_fails++) {
+		assert_int_equal(bisect_new(graph.commits, 16, 15, &options, &bisect), 0);
+		for (int i = 0; i < 20; i++)
+			assert_int_equal(bisect_record_good_end(bisect, good_fails && i % 2
+									   ? BISECT_FAIL : BISECT_PASS), 0);
+		assert_int_equal(bisect_record(bisect, 4, BISECT_FAIL), 0);
+		assert_int_equal(bisect_status(bisect, &status), 0);
+		after_good_fails[good_fails] = bisect_probability(bisect, 10);
+		if (good_fails)
+			assert_true(status.fail_rate_when_good_estimate > 0.05);
+		else
+			assert_true(status.fail_rate_when_good_estimate < 0.002);
+		bisect_free(bisect);
+	}
+	/* Commit 10 is above the FAIL at 4: only epsilon keeps it alive. */
+	assert_true(after_good_fails[1] > 10 * after_good_fails[0]);
+	graph_release(&graph);
+}
+
+/* More boards than the exact batch search takes: quantiles, still right. */
+static void test_many_boards(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	uint64_t rng = 3;
+
+	graph_kernel_like(&graph, 400, 6, 9);
+	for (int trial = 0; trial < 20; trial++) {
+		struct bisect_options options;
+		struct lab lab = { .fail_rate_when_bad = 0.5, .fail_rate_when_good = 0.001,
+				   .boards = 32, .rng = random_next(&rng) };
+		struct trial result = { 0 };
+		size_t culprit = random_below(&rng, graph.count);
+		bisect_options_init(&options);
+		run_trial(&graph, graph.count - 1, &options, culprit, &lab, &result);
+		assert_int_equal(result.state, BISECT_FOUND);
+		assert_int_equal(result.found, culprit);
+	}
+	graph_release(&graph);
+}
+
+/* N = 10,000 with merges: creating and proposing stay well under 100 ms. */
+static void test_fast_at_ten_thousand_commits(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	struct bisect *bisect;
+	struct bisect_options options;
+	size_t proposals[16], count;
+	bool bad[10000];
+	double started, slowest = 0;
+	uint64_t rng = 8;
+
+	graph_kernel_like(&graph, 10000, 10, 4);
+	bad_commits(&graph, 6543, bad);
+	bisect_options_init(&options);
+	started = seconds_now();
+	assert_int_equal(bisect_new(graph.commits, graph.count, 9999, &options, &bisect), 0);
+	double creation = seconds_now() - started;
+	double record_time = 0;
+	unsigned records = 0;
+	for (int round = 0; round < 12; round++) {
+		const size_t boards[] = { 1, 4, 8, 16 };
+		size_t k = boards[round % 4];
+		started = seconds_now();
+		assert_int_equal(bisect_next(bisect, k, proposals, &count), 0);
+		double elapsed = seconds_now() - started;
+		if (elapsed > slowest)
+			slowest = elapsed;
+		assert_true(count > 0);
+		for (size_t i = 0; i < count; i++) {
+			bool fail = random_unit(&rng) < (bad[proposals[i]] ? 0.5 : 0.001);
+			started = seconds_now();
+			assert_int_equal(bisect_record(bisect, proposals[i], fail ? BISECT_FAIL : BISECT_PASS), 0);
+			record_time += seconds_now() - started;
+			records++;
+		}
+	}
+	print_message("N=10000 (sanitized build): new %.1f ms, slowest next %.1f ms, record %.2f ms\n",
+		      creation * 1e3, slowest * 1e3, record_time * 1e3 / records);
+	/* Sanitizers cost a few times over; the plain build is far faster. */
+	assert_true(creation < 0.1);
+	assert_true(slowest < 0.1);
+	bisect_free(bisect);
+	graph_release(&graph);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_options_defaults_and_refusals),
+		cmocka_unit_test(test_bad_histories_are_refused),
+		cmocka_unit_test(test_arguments_are_checked),
+		cmocka_unit_test(test_linear_exact_in_ceil_log2_runs),
+		cmocka_unit_test(test_linear_exact_halves_candidates_each_run),
+		cmocka_unit_test(test_parallel_rounds_within_log_k_plus_1),
+		cmocka_unit_test(test_culprit_on_a_side_branch_or_the_merge),
+		cmocka_unit_test(test_criss_cross_merges),
+		cmocka_unit_test(test_several_good_ends),
+		cmocka_unit_test(test_kernel_like_histories),
+		cmocka_unit_test(test_array_order_does_not_matter),
+		cmocka_unit_test(test_skip_moves_no_probability_and_is_not_proposed_again),
+		cmocka_unit_test(test_skips_next_to_the_culprit),
+		cmocka_unit_test(test_only_skipped_left),
+		cmocka_unit_test(test_unbuildable_commits_in_a_dag),
+		cmocka_unit_test(test_flaky_culprit_right_99_percent),
+		cmocka_unit_test(test_posterior_is_exact),
+		cmocka_unit_test(test_fail_rate_is_learned),
+		cmocka_unit_test(test_bad_end_must_fail_first),
+		cmocka_unit_test(test_repeats_only_when_flaky),
+		cmocka_unit_test(test_stops_as_soon_as_confident),
+		cmocka_unit_test(test_run_budget),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_extreme_sequences_stay_finite),
+		cmocka_unit_test(test_no_regression),
+		cmocka_unit_test(test_good_end_runs),
+		cmocka_unit_test(test_many_boards),
+		cmocka_unit_test(test_fast_at_ten_thousand_commits),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
