@@ -27,6 +27,7 @@
 static const char bisect_usage[] =
 	"usage: rackbisect bisect --repo DIR --good REF [--good REF...] --bad REF --run 'CMD'\n"
 	"                         [--jobs K] [--no-checkout] [--confidence C] [--max-runs N]\n"
+	"                         [--deterministic]\n"
 	"\n"
 	"Finds the first bad commit between the good ones and bad by running CMD\n"
 	"(through sh -c) at chosen commits, like `git bisect run`, but for a flaky\n"
@@ -35,7 +36,8 @@ static const char bisect_usage[] =
 	"CMD's exit status: 0 good, 125 skip (cannot be tested), 1-127 bad, 128 or more\n"
 	"abort. K commands run at once (--jobs, default 1), each in a worktree of its\n"
 	"own checked out at the commit; with --no-checkout they run in DIR untouched,\n"
-	"the commit in $RACKBISECT_COMMIT (also $BISECT_HEAD).\n"
+	"the commit in $RACKBISECT_COMMIT (also $BISECT_HEAD). --deterministic says the\n"
+	"test never misses (git bisect's assumption): fewest runs, no repeats.\n"
 	"Exit: 1 a first bad commit found, 0 no regression, 3 aborted or not sure\n"
 	"enough within --max-runs, 2 usage.\n";
 
@@ -58,6 +60,7 @@ struct bisect_command {
 	const char *confidence_option;
 	const char *max_runs_option;
 	bool no_checkout;
+	bool deterministic;
 	size_t jobs;
 	char repo_path[PATH_MAX];
 	char work_dir[PATH_MAX];
@@ -99,6 +102,7 @@ static int parse(struct bisect_command *command, int argc, char **argv)
 		{ .name = "run", .value = &command->run },
 		{ .name = "jobs", .value = &command->jobs_option },
 		{ .name = "no-checkout", .flag = &command->no_checkout },
+		{ .name = "deterministic", .flag = &command->deterministic },
 		{ .name = "confidence", .value = &command->confidence_option },
 		{ .name = "max-runs", .value = &command->max_runs_option },
 		{ .name = NULL },
@@ -136,6 +140,12 @@ static int make_bisect(struct bisect_command *command)
 	    (rc = parse_number(command->max_runs_option, 1, 1e6, "--max-runs", &max_runs)))
 		return rc;
 	options.max_runs = (unsigned int)max_runs;
+	/* a test that never misses needs no evidence about its miss rate:
+	 * git bisect's model, ⌈log2 N⌉ runs */
+	if (command->deterministic) {
+		options.fail_rate_when_bad = 1;
+		options.fail_rate_when_good = 0;
+	}
 	rc = bisect_new(command->graph.commits, command->graph.count, command->graph.bad_index,
 			&options, &command->bisect);
 	if (rc) {

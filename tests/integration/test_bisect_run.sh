@@ -76,6 +76,20 @@ rm -rf "$work/counts"
 	>"$work/nocheckout.out" 2>&1
 check "--no-checkout, 1 job: the culprit" contains "$work/nocheckout.out" "^first bad commit: $culprit"
 
+# a test that never misses, told so: git bisect's number of runs
+cat >"$work/exact-test" <<'SH'
+#!/bin/sh
+git cat-file -e "${RACKBISECT_COMMIT}:broken" 2>/dev/null && exit 125
+git cat-file -e "${RACKBISECT_COMMIT}:bug" 2>/dev/null && exit 1
+exit 0
+SH
+chmod +x "$work/exact-test"
+"$rb" bisect --repo "$work/repo" --good c0 --bad c256 --run "$work/exact-test" --deterministic \
+	>"$work/exact.out" 2>&1
+check "--deterministic: the culprit" contains "$work/exact.out" "^first bad commit: $culprit"
+check "--deterministic: in at most 10 runs (git bisect: ceil(log2 256) = 8, plus skips)" \
+	bash -c "[ \$(grep -c '^  [0-9a-f]*: ' '$work/exact.out') -le 10 ]"
+
 # what plain git bisect run makes of the same flaky test (shown, not judged)
 rm -rf "$work/counts"
 (cd "$work/repo" && git bisect start c256 c0 >/dev/null && git bisect run "$work/flaky-test" >"$work/git.out" 2>&1; git bisect reset >/dev/null 2>&1)
