@@ -148,6 +148,23 @@ static void take_offline(struct scheduler *scheduler, struct board *board, const
 	}
 }
 
+/*
+ * The run goes again on the board that just failed it (no twin is free):
+ * retrying as it is would only fail again (a board left hung by a killed
+ * coordinator stays hung), so it is health-checked first, which power-cycles
+ * it onto its fallback kernel. Its cells wait; if the check fails it goes
+ * offline and they move on.
+ */
+static void check_before_retry(struct scheduler *scheduler, struct board *board)
+{
+	log_event(scheduler->options.environment->log, LOG_NOTICE, board->name, 0, "health-check",
+		  "INFRA and no other board of chip %s: checking it before the retry",
+		  board->config->chip);
+	board->busy = true;
+	if (run_health_check(scheduler->options.environment, board, on_health_checked, scheduler))
+		board->busy = false;
+}
+
 /* No health check: a power cycle does not change a host key; a person must
  * check the board and run `rackbisect lab trust`. */
 static void refuse_board(struct scheduler *scheduler, struct board *board)
@@ -182,6 +199,7 @@ static void on_run_done(const struct run_report *report, void *data)
 	struct scheduler *scheduler = pending->scheduler;
 	struct scheduler_cell *cell = pending->cell;
 	struct board *board = pending->board;
+	bool retry_here = false;
 	char why[128];
 
 	free(pending);
@@ -202,6 +220,7 @@ static void on_run_done(const struct run_report *report, void *data)
 	} else {
 		board->consecutive_infra++;
 		retarget_or_give_up(scheduler, cell, board, "lab trouble");
+		retry_here = !cell->done && cell->target == board;
 	}
 	if (board && !report->host_key_refused && (report->board_in_trouble ||
 		      board->consecutive_infra >= scheduler->options.offline_after)) {
@@ -209,6 +228,8 @@ static void on_run_done(const struct run_report *report, void *data)
 			 ? "did not come back from a power cycle" : "%u INFRA runs in a row",
 			 board->consecutive_infra);
 		take_offline(scheduler, board, why);
+	} else if (retry_here) {
+		check_before_retry(scheduler, board);
 	}
 	if (report->outcome == VERDICT_FAIL && scheduler->options.stop_at_first_fail)
 		skip_pending_cells(scheduler);
