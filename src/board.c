@@ -57,6 +57,15 @@ static void capture_feed(struct console_capture *capture, const char *bytes, siz
 	}
 }
 
+/* A line still waiting for its newline is kept as it is. */
+static void capture_flush_partial(struct console_capture *capture)
+{
+	if (capture->partial_length) {
+		capture_keep_line(capture, capture->partial, capture->partial_length);
+		capture->partial_length = 0;
+	}
+}
+
 int board_capture_start(struct board *board, const char *console_path)
 {
 	board_capture_reset(board);
@@ -78,23 +87,15 @@ void board_capture_note(struct board *board, const char *text)
 
 void board_capture_hold_lines(struct board *board)
 {
-	struct console_capture *capture = &board->capture;
-
-	if (capture->partial_length) {
-		capture_keep_line(capture, capture->partial, capture->partial_length);
-		capture->partial_length = 0;
-	}
-	capture->lines_held = true;
+	capture_flush_partial(&board->capture);
+	board->capture.lines_held = true;
 }
 
 void board_capture_stop(struct board *board)
 {
 	struct console_capture *capture = &board->capture;
 
-	if (capture->partial_length) {
-		capture_keep_line(capture, capture->partial, capture->partial_length);
-		capture->partial_length = 0;
-	}
+	capture_flush_partial(capture);
 	if (capture->file) {
 		if (capture->dropped_lines)
 			fprintf(capture->file, "\n[rackbisect: %zu console lines beyond the limit were "

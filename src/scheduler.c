@@ -132,20 +132,26 @@ static void on_health_checked(struct board *board, bool passed, const char *deta
 	dispatch(scheduler);
 }
 
-static void take_offline(struct scheduler *scheduler, struct board *board, const char *why)
+/* The board is busy while its health check runs; 0, or the check did not start. */
+static int start_health_check(struct scheduler *scheduler, struct board *board)
 {
 	int rc;
 
+	board->busy = true;
+	rc = run_health_check(scheduler->options.environment, board, on_health_checked, scheduler);
+	if (rc)
+		board->busy = false;
+	return rc;
+}
+
+static void take_offline(struct scheduler *scheduler, struct board *board, const char *why)
+{
 	board->offline = true;
 	(void)store_board_set_offline(scheduler->options.environment->store, board->name, true);
 	log_event(scheduler->options.environment->log, LOG_NOTICE, board->name, 0, "offline", "%s",
 		  why);
-	board->busy = true;
-	rc = run_health_check(scheduler->options.environment, board, on_health_checked, scheduler);
-	if (rc) {
-		board->busy = false;
+	if (start_health_check(scheduler, board) != 0)
 		move_cells_off(scheduler, board);
-	}
 }
 
 /*
@@ -160,9 +166,7 @@ static void check_before_retry(struct scheduler *scheduler, struct board *board)
 	log_event(scheduler->options.environment->log, LOG_NOTICE, board->name, 0, "health-check",
 		  "INFRA and no other board of chip %s: checking it before the retry",
 		  board->config->chip);
-	board->busy = true;
-	if (run_health_check(scheduler->options.environment, board, on_health_checked, scheduler))
-		board->busy = false;
+	start_health_check(scheduler, board);
 }
 
 /* No health check: a power cycle does not change a host key; a person must
@@ -344,10 +348,7 @@ static void check_stored_health(struct scheduler *scheduler)
 		if (store_board_health_get(options->environment->store, board->name, &health) == 0 &&
 		    health.offline && !options->spec.build_failure) {
 			board->offline = true;
-			board->busy = true;
-			if (run_health_check(options->environment, board, on_health_checked, scheduler)) {
-				board->busy = false;
-			}
+			start_health_check(scheduler, board);
 		}
 	}
 }
