@@ -134,12 +134,10 @@ static unsigned int repeat_factor(const char *text, int *rc)
 static int choose_tree(struct run_command *command)
 {
 	const char *tree = command->globals.tree ? command->globals.tree : command->job->kernel.tree;
-	char where[512];
 
 	if (!tree && command->mode == MODE_TEST)
 		tree = ".";
 	if (!tree) {
-		config_location_format(&command->job->kernel.tree_where, where, sizeof(where));
 		cli_error("job %s names no kernel tree: give --tree DIR", command->job->path);
 		return CLI_EXIT_USAGE;
 	}
