@@ -115,7 +115,7 @@ static int parse(struct bisect_command *command, int argc, char **argv)
 		return rc;
 	if (!command->repo || !command->bad || !command->good_count || !command->run) {
 		fprintf(stderr, "rackbisect: bisect needs --repo, --bad, --good and --run "
-			"(bisecting a lab job is not built yet)\n%s", bisect_usage);
+			"(or a JOB to bisect on the lab: rackbisect bisect JOB --help)\n%s", bisect_usage);
 		return CLI_EXIT_USAGE;
 	}
 	if ((rc = parse_number(command->jobs_option, 1, MAX_JOBS, "--jobs", &jobs)))
@@ -382,12 +382,31 @@ static int report(struct bisect_command *command)
 	}
 }
 
+/* `bisect --repo ... --run CMD` is this file's; a JOB is the lab's. */
+static bool runs_a_command(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--repo") == 0 || strncmp(argv[i], "--repo=", 7) == 0 ||
+		    strcmp(argv[i], "--run") == 0 || strncmp(argv[i], "--run=", 6) == 0)
+			return true;
+	}
+	return false;
+}
+
 int cli_bisect(int argc, char **argv)
 {
-	struct bisect_command *command = calloc(1, sizeof(*command));
+	struct bisect_command *command;
 	char error[1024];
 	int rc;
 
+	if (argc > 1 && (strcmp(argv[1], "status") == 0 || strcmp(argv[1], "log") == 0 ||
+			 strcmp(argv[1], "resume") == 0))
+		return cli_bisect_stored(argc - 1, argv + 1);
+	if (!runs_a_command(argc, argv))
+		return cli_bisect_lab(argc, argv);
+	command = calloc(1, sizeof(*command));
 	if (!command)
 		return CLI_EXIT_INFRA;
 	rc = parse(command, argc, argv);

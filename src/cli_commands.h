@@ -12,6 +12,8 @@ int cli_power(int argc, char **argv);	/* cli_board.c */
 int cli_console(int argc, char **argv);	/* cli_board.c */
 int cli_runs(int argc, char **argv);	/* cli_runs.c */
 int cli_show(int argc, char **argv);	/* cli_runs.c */
-int cli_bisect(int argc, char **argv);	/* cli_bisect.c */
+int cli_bisect(int argc, char **argv);	/* cli_bisect.c: --repo/--run, else the two below */
+int cli_bisect_lab(int argc, char **argv);	/* cli_bisect_lab.c: bisect JOB ... */
+int cli_bisect_stored(int argc, char **argv);	/* cli_bisect_lab.c: status|log|resume */
 
 #endif

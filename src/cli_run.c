@@ -3,17 +3,16 @@
  * job's matrix on the lab, print it, and exit with what it amounts to.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "board.h"
+#include "lab_session.h"
 #include "build.h"
 #include "cli.h"
 #include "cli_commands.h"
@@ -33,29 +32,14 @@ struct run_command {
 	const char *commit_option;
 	const char *boards_option;
 	const char *repeat_option;
-	char tree[PATH_MAX];
-	char database[PATH_MAX];
-	char runs_dir[PATH_MAX];
-	char workload_dir[PATH_MAX];
-	char cache_dir[PATH_MAX];
-	struct lab *lab;
-	struct job *job;
-	struct lab_state state;
-	struct store *store;
-	uv_loop_t loop;
-	struct log log;
-	struct board_set boards;
-	struct board **selected;
-	size_t selected_count;
-	struct run_environment environment;
+	struct lab_session session;
 	struct build_result build;
 	int64_t build_id;
 	char build_failure[PATH_MAX + 64];
 	struct scheduler *scheduler;
 	struct build *building;		/* while the build runs */
 	uv_signal_t interrupt, terminate;
-	int lock_fd;
-	bool loop_ready;
+	bool signals_watched;
 	int exit_code;
 };
 
@@ -131,154 +115,6 @@ static unsigned int repeat_factor(const char *text, int *rc)
 	return (unsigned int)value;
 }
 
-static int choose_tree(struct run_command *command)
-{
-	const char *tree = command->globals.tree ? command->globals.tree : command->job->kernel.tree;
-
-	if (!tree && command->mode == MODE_TEST)
-		tree = ".";
-	if (!tree) {
-		cli_error("job %s names no kernel tree: give --tree DIR", command->job->path);
-		return CLI_EXIT_USAGE;
-	}
-	if (!realpath(tree, command->tree)) {
-		cli_error("kernel tree %s: %s (give --tree DIR, a git checkout)", tree, strerror(errno));
-		return CLI_EXIT_USAGE;
-	}
-	return 0;
-}
-
-/* A board matches the selector when one of its items is the board's name, chip or a tag. */
-static bool board_matches(const struct lab_board *board, const char *selector)
-{
-	char *copy = strdup(selector), *save = NULL, *item;
-	bool match = false;
-	size_t t;
-
-	for (item = copy ? strtok_r(copy, ",", &save) : NULL; item && !match;
-	     item = strtok_r(NULL, ",", &save)) {
-		match = strcmp(item, board->name) == 0 || strcmp(item, board->chip) == 0;
-		for (t = 0; t < board->tag_count && !match; t++)
-			match = strcmp(item, board->tags[t]) == 0;
-	}
-	free(copy);
-	return match;
-}
-
-static int select_boards(struct run_command *command)
-{
-	size_t i;
-
-	command->selected = calloc(command->boards.count + 1, sizeof(*command->selected));
-	if (!command->selected)
-		return -ENOMEM;
-	for (i = 0; i < command->boards.count; i++) {
-		struct board *board = &command->boards.boards[i];
-
-		if (!job_selects_board(command->job, board->config))
-			continue;
-		if (command->boards_option && !board_matches(board->config, command->boards_option))
-			continue;
-		command->selected[command->selected_count++] = board;
-		if (board_follow_console(board) != 0)
-			log_event(&command->log, LOG_NOTICE, board->name, 0, "console-lost",
-				  "cannot start following the console");
-	}
-	if (command->selected_count == 0) {
-		cli_error("no board of lab %s (%s) is selected by job %s%s%s", command->lab->name,
-			  command->lab->path, command->job->path,
-			  command->boards_option ? " and --boards " : "",
-			  command->boards_option ? command->boards_option : "");
-		return CLI_EXIT_USAGE;
-	}
-	return 0;
-}
-
-/* One coordinator per lab at a time: two would power-cycle each other's boards. */
-static int lock_lab(struct run_command *command)
-{
-	char path[PATH_MAX];
-
-	if (path_make_dirs(command->state.dir) ||
-	    path_format(path, sizeof(path), "%s/coordinator.lock", command->state.dir))
-		return CLI_EXIT_INFRA;
-	command->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (command->lock_fd < 0 || flock(command->lock_fd, LOCK_EX | LOCK_NB) != 0) {
-		cli_error("another rackbisect is using lab %s (lock %s held); wait for it to finish",
-			  command->lab->name, path);
-		return CLI_EXIT_INFRA;
-	}
-	return 0;
-}
-
-/* Runs a killed coordinator left behind on this lab's boards never got a
- * result: they are closed as INFRA (never as evidence), nothing is lost. */
-static void close_interrupted_runs(struct run_command *command)
-{
-	struct store_run_list list;
-	size_t i;
-
-	if (store_runs_unfinished(command->store, &list) != 0)
-		return;
-	for (i = 0; i < list.count; i++) {
-		const struct store_run *run = &list.runs[i];
-
-		if (run->board && !lab_find_board(command->lab, run->board))
-			continue;
-		if (store_run_finish(command->store, run->id, &(struct store_result){
-			    .outcome = RUN_INFRA,
-			    .cause = "interrupted: the coordinator stopped before the run finished" }) == 0)
-			log_event(&command->log, LOG_NOTICE, run->board, run->id, "interrupted",
-				  "closed as INFRA: its coordinator stopped mid-run");
-	}
-	store_run_list_release(&list);
-}
-
-static int open_everything(struct run_command *command)
-{
-	char error[1024];
-	int rc;
-
-	if (!(command->lab = cli_load_lab(&command->globals)) ||
-	    !(command->job = cli_load_job(command->job_path)))
-		return CLI_EXIT_USAGE;
-	if ((rc = choose_tree(command)))
-		return rc;
-	if (cli_state(command->lab, &command->globals, &command->state, command->database,
-		      sizeof(command->database)))
-		return CLI_EXIT_INFRA;
-	if (cli_workload_dir(command->workload_dir, sizeof(command->workload_dir))) {
-		cli_error("cannot find drivers/workload beside this program");
-		return CLI_EXIT_USAGE;
-	}
-	if (path_format(command->runs_dir, sizeof(command->runs_dir), "%s/runs", command->state.base) ||
-	    path_format(command->cache_dir, sizeof(command->cache_dir), "%s/kernels",
-			command->state.base))
-		return CLI_EXIT_USAGE;
-	rc = store_open(command->database, &command->store);
-	if (rc) {
-		cli_error("%s", command->store ? store_error_message(command->store) : strerror(-rc));
-		return CLI_EXIT_INFRA;
-	}
-	uv_loop_init(&command->loop);
-	command->loop_ready = true;
-	log_init(&command->log, stderr, command->globals.verbose, command->store);
-	rc = board_set_open(&(struct board_set_options){ &command->loop, command->lab,
-							 command->globals.state, &command->log, false },
-			    &command->boards, error, sizeof(error));
-	if (rc) {
-		fprintf(stderr, "rackbisect: %s\n", error);
-		return CLI_EXIT_USAGE;
-	}
-	if ((rc = select_boards(command)))
-		return rc;
-	/* only under the lock: another live coordinator's runs are not leftovers */
-	if ((rc = lock_lab(command)))
-		return rc;
-	close_interrupted_runs(command);
-	return 0;
-}
-
 /* ---- build, then the matrix ------------------------------------------------------ */
 
 static void on_scheduler_done(struct scheduler *scheduler, void *data)
@@ -287,15 +123,15 @@ static void on_scheduler_done(struct scheduler *scheduler, void *data)
 
 	(void)scheduler;
 	/* the boards stay open for the report; cleanup() closes them */
-	uv_stop(&command->loop);
+	uv_stop(&command->session.loop);
 }
 
 static void start_matrix(struct run_command *command)
 {
 	struct scheduler_options options = {
-		.environment = &command->environment,
-		.boards = command->selected,
-		.board_count = command->selected_count,
+		.environment = &command->session.environment,
+		.boards = command->session.selected,
+		.board_count = command->session.selected_count,
 		.spec = {
 			.commit = command->build.commit,
 			.build_id = command->build_id,
@@ -308,23 +144,18 @@ static void start_matrix(struct run_command *command)
 
 	options.repeat_factor = repeat_factor(command->repeat_option, &rc);
 	options.stop_at_first_fail = command->mode == MODE_TEST;
-	command->environment = (struct run_environment){
-		.loop = &command->loop, .store = command->store, .log = &command->log,
-		.job = command->job, .job_name = command->job->name,
-		.runs_dir = command->runs_dir, .workload_dir = command->workload_dir,
-	};
 	rc = scheduler_start(&options, on_scheduler_done, command, &command->scheduler);
 	if (rc) {
 		cli_error("cannot schedule the runs: %s", strerror(-rc));
 		command->exit_code = CLI_EXIT_INFRA;
-		board_set_close(&command->boards);
+		board_set_close(&command->session.boards);
 	}
 }
 
 static void record_build(struct run_command *command)
 {
 	const struct build_result *build = &command->build;
-	int rc = store_build_record(command->store, &(struct store_build){
+	int rc = store_build_record(command->session.store, &(struct store_build){
 		.commit = build->commit, .tree = build->tree_id,
 		.status = build->status == 0 ? BUILD_BUILT : BUILD_FAILED,
 		.release = build->status == 0 ? build->release : NULL,
@@ -332,8 +163,8 @@ static void record_build(struct run_command *command)
 		.log_path = build->log }, &command->build_id);
 
 	if (rc)
-		log_event(&command->log, LOG_NOTICE, NULL, 0, "store-error", "%s",
-			  store_error_message(command->store));
+		log_event(&command->session.log, LOG_NOTICE, NULL, 0, "store-error", "%s",
+			  store_error_message(command->session.store));
 }
 
 static void on_built(struct build *build, const struct build_result *result, void *data)
@@ -351,20 +182,20 @@ static void on_built(struct build *build, const struct build_result *result, voi
 	if (result->status == -ENOENT || result->status == -EINVAL) {
 		cli_error("%s", result->error_text ? result->error_text : "no such commit");
 		command->exit_code = CLI_EXIT_USAGE;
-		board_set_close(&command->boards);
+		board_set_close(&command->session.boards);
 		return;
 	}
 	if (result->status && result->status != -ENOEXEC) {
 		cli_error("building %s: %s", command->commit_option ? command->commit_option : "HEAD",
 			  result->error_text ? result->error_text : strerror(-result->status));
 		command->exit_code = CLI_EXIT_INFRA;
-		board_set_close(&command->boards);
+		board_set_close(&command->session.boards);
 		return;
 	}
 	if (result->status == -ENOEXEC)
 		snprintf(command->build_failure, sizeof(command->build_failure),
 			 "build of %.12s failed (log: %s)", result->commit, result->log);
-	log_event(&command->log, LOG_INFO, NULL, 0, result->status ? "build-failed" : "built",
+	log_event(&command->session.log, LOG_INFO, NULL, 0, result->status ? "build-failed" : "built",
 		  "%s %s%s", result->commit, result->status ? result->log : result->release,
 		  result->cached ? " (cached)" : "");
 	record_build(command);
@@ -373,18 +204,14 @@ static void on_built(struct build *build, const struct build_result *result, voi
 
 static int start_build(struct run_command *command)
 {
-	struct build_request request = {
-		.tree = command->tree,
-		.ref = command->commit_option ? command->commit_option : "HEAD",
-		.build_argv = command->job->kernel.build_argv,
-		.artifact = command->job->kernel.artifact,
-		.release_file = command->job->kernel.release,
-		.cache_dir = command->cache_dir,
-	};
+	struct build_request request;
 	int rc;
 
-	log_progress(&command->log, "building %s in %s", request.ref, command->tree);
-	rc = build_start(&command->loop, &request, on_built, command, &command->building);
+	lab_session_build_request(&command->session, command->commit_option ? command->commit_option
+				  : "HEAD", &request);
+
+	log_progress(&command->session.log, "building %s in %s", request.ref, command->session.tree);
+	rc = build_start(&command->session.loop, &request, on_built, command, &command->building);
 	if (rc) {
 		cli_error("cannot build %s: %s", request.ref, strerror(-rc));
 		return rc == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_INFRA;
@@ -402,7 +229,7 @@ static void on_stop_signal(uv_signal_t *signal, int number)
 {
 	struct run_command *command = signal->data;
 
-	log_event(&command->log, LOG_NOTICE, NULL, 0, "stopped", "signal %d", number);
+	log_event(&command->session.log, LOG_NOTICE, NULL, 0, "stopped", "signal %d", number);
 	command->exit_code = 128 + number;
 	if (command->building) {
 		build_cancel(command->building);
@@ -416,14 +243,15 @@ static void on_stop_signal(uv_signal_t *signal, int number)
 
 static void watch_stop_signals(struct run_command *command)
 {
-	uv_signal_init(&command->loop, &command->interrupt);
-	uv_signal_init(&command->loop, &command->terminate);
+	uv_signal_init(&command->session.loop, &command->interrupt);
+	uv_signal_init(&command->session.loop, &command->terminate);
 	command->interrupt.data = command->terminate.data = command;
 	uv_signal_start(&command->interrupt, on_stop_signal, SIGINT);
 	uv_signal_start(&command->terminate, on_stop_signal, SIGTERM);
 	/* they must not keep the loop alive once the work is done */
 	uv_unref((uv_handle_t *)&command->interrupt);
 	uv_unref((uv_handle_t *)&command->terminate);
+	command->signals_watched = true;
 }
 
 /* ---- output --------------------------------------------------------------------------- */
@@ -470,7 +298,7 @@ static void print_symptom_evidence(struct run_command *command, int64_t run_id)
 	struct store_run run;
 	size_t i;
 
-	if (store_run_get(command->store, run_id, &run) != 0)
+	if (store_run_get(command->session.store, run_id, &run) != 0)
 		return;
 	for (i = 0; i < run.symptom_count; i++)
 		printf("      %s: %s\n", run.symptoms[i].name,
@@ -481,19 +309,19 @@ static void print_symptom_evidence(struct run_command *command, int64_t run_id)
 static void print_matrix(struct run_command *command, const struct scheduler_cell *cells,
 			 size_t count)
 {
-	const struct job *job = command->job;
+	const struct job *job = command->session.job;
 	size_t b, w, i;
 
 	printf("job %s, commit %.12s (%s), release %s, lab %s\n\n", job->name, command->build.commit,
 	       command->commit_option ? command->commit_option : "HEAD",
 	       command->build.status == 0 ? command->build.release : "(did not build)",
-	       command->lab->name);
+	       command->session.lab->name);
 	printf("%-8s %-8s", "board", "chip");
 	for (w = 0; w < job->workload_count; w++)
 		printf(" %-10s", job->workloads[w].name);
 	printf("\n");
-	for (b = 0; b < command->selected_count; b++) {
-		const struct board *board = command->selected[b];
+	for (b = 0; b < command->session.selected_count; b++) {
+		const struct board *board = command->session.selected[b];
 
 		printf("%-8s %-8s", board->name, board->config->chip);
 		for (w = 0; w < job->workload_count; w++) {
@@ -522,7 +350,7 @@ static void print_matrix(struct run_command *command, const struct scheduler_cel
 		if (cell->outcome == VERDICT_FAIL)
 			print_symptom_evidence(command, cell->run_id);
 	}
-	printf("\nrun logs: %s/<run>/\n", command->runs_dir);
+	printf("\nrun logs: %s/<run>/\n", command->session.runs_dir);
 }
 
 static void print_json(struct run_command *command, const struct scheduler_cell *cells, size_t count,
@@ -531,8 +359,8 @@ static void print_json(struct run_command *command, const struct scheduler_cell 
 	json_t *root = json_object(), *list = json_array();
 	size_t i;
 
-	json_object_set_new(root, "job", json_string(command->job->name));
-	json_object_set_new(root, "lab", json_string(command->lab->name));
+	json_object_set_new(root, "job", json_string(command->session.job->name));
+	json_object_set_new(root, "lab", json_string(command->session.lab->name));
 	json_object_set_new(root, "commit", json_string(command->build.commit));
 	json_object_set_new(root, "release", command->build.status == 0
 			    ? json_string(command->build.release) : json_null());
@@ -594,7 +422,7 @@ static int report(struct run_command *command)
 	else
 		print_matrix(command, cells, count);
 	if (command->globals.junit &&
-	    report_junit_write(command->globals.junit, command->job->name, cells, count) != 0)
+	    report_junit_write(command->globals.junit, command->session.job->name, cells, count) != 0)
 		cli_error("cannot write JUnit XML to %s: %s", command->globals.junit, strerror(errno));
 	return code;
 }
@@ -603,23 +431,12 @@ static int report(struct run_command *command)
 
 static void cleanup(struct run_command *command)
 {
-	if (command->boards.boards)
-		board_set_close(&command->boards);
-	if (command->loop_ready) {
-		if (uv_is_active((uv_handle_t *)&command->interrupt)) {
-			uv_close((uv_handle_t *)&command->interrupt, NULL);
-			uv_close((uv_handle_t *)&command->terminate, NULL);
-		}
-		uv_run(&command->loop, UV_RUN_DEFAULT);
-		uv_loop_close(&command->loop);
+	if (command->signals_watched) {
+		uv_close((uv_handle_t *)&command->interrupt, NULL);
+		uv_close((uv_handle_t *)&command->terminate, NULL);
 	}
+	lab_session_close(&command->session);
 	scheduler_free(command->scheduler);
-	free(command->selected);
-	store_close(command->store);
-	job_free(command->job);
-	lab_free(command->lab);
-	if (command->lock_fd > 0)
-		close(command->lock_fd);
 }
 
 static int run_or_test(enum run_mode mode, int argc, char **argv)
@@ -630,15 +447,17 @@ static int run_or_test(enum run_mode mode, int argc, char **argv)
 	if (!command)
 		return CLI_EXIT_INFRA;
 	command->mode = mode;
-	command->lock_fd = -1;
 	rc = parse(command, argc, argv);
 	if (rc == 0)
 		repeat_factor(command->repeat_option, &rc);
 	if (rc == 0)
-		rc = open_everything(command);
+		rc = lab_session_open(&command->session, &(struct lab_session_options){
+			.globals = &command->globals, .job_path = command->job_path,
+			.board_selector = command->boards_option,
+			.tree_defaults_to_current_directory = mode == MODE_TEST });
 	if (rc == 0 && (rc = start_build(command)) == 0) {
 		watch_stop_signals(command);
-		uv_run(&command->loop, UV_RUN_DEFAULT);
+		uv_run(&command->session.loop, UV_RUN_DEFAULT);
 		rc = command->exit_code ? command->exit_code
 			: command->scheduler ? report(command) : CLI_EXIT_INFRA;
 		if (mode == MODE_TEST && rc > 128)

@@ -21,7 +21,14 @@
 #define RECONNECT_INTERVAL_MS 1000
 #define PROBE_CONNECT_TIMEOUT_MS 10000
 #define MAX_LAB_ERRORS 4
-#define REMOTE_WORKLOAD_DIR "/tmp/rackbisect-workload"
+/*
+ * Each run uploads the workload into a directory of its own, made by mktemp:
+ * several boards may share one /tmp (the virtual lab's boards all see the
+ * host's), and a fixed directory let one run's upload (`cat >` truncates)
+ * empty the script or lib.sh another board was just starting.
+ */
+#define REMOTE_WORKLOAD_PREFIX "/tmp/rackbisect-workload."
+#define REMOTE_WORKLOAD_TEMPLATE REMOTE_WORKLOAD_PREFIX "XXXXXXXX"
 
 enum run_phase {
 	PHASE_CONNECT,
@@ -72,6 +79,7 @@ struct run {
 	char **dmesg_lines;
 	size_t dmesg_line_count;
 	unsigned int upload_index;
+	char remote_dir[PATH_MAX];	/* the run's own, on the board; "" until made */
 	char remote_script[PATH_MAX];
 
 	struct verdict_lab_error lab_errors[MAX_LAB_ERRORS];
@@ -595,6 +603,28 @@ static char **split_lines(const char *text, size_t *count)
 	return lines;
 }
 
+static void on_remote_dir_removed(struct run *run, const struct transport_exec_result *result)
+{
+	/* the observation is complete: a leftover in the board's /tmp is no
+	 * reason to doubt it */
+	if (result->status || result->exit_status != 0)
+		log_event(run->environment.log, LOG_NOTICE, run->board->name, run->id,
+			  "cleanup-failed", "rm -rf %s: %s", run->remote_dir,
+			  result->status ? result->error_text : result->stderr_text);
+	finish(run);
+}
+
+static void remove_remote_dir(struct run *run)
+{
+	const char *const argv[] = { "rm", "-rf", "--", run->remote_dir, NULL };
+
+	if (!run->remote_dir[0]) {
+		finish(run);
+		return;
+	}
+	run_exec(run, argv, STEP_TIMEOUT_MS, on_remote_dir_removed);
+}
+
 static void on_dmesg_after(struct run *run, const struct transport_exec_result *result)
 {
 	size_t count = 0, i;
@@ -613,17 +643,40 @@ static void on_dmesg_after(struct run *run, const struct transport_exec_result *
 	i = count >= run->dmesg_baseline ? run->dmesg_baseline : 0;
 	run->dmesg_line_count = count - i;
 	run->dmesg_lines = calloc(run->dmesg_line_count + 1, sizeof(char *));
-	if (run->dmesg_lines)
-		memcpy(run->dmesg_lines, lines + i, run->dmesg_line_count * sizeof(char *));
-	else
+	if (!run->dmesg_lines)
 		run->dmesg_line_count = 0;
+	else if (run->dmesg_line_count)	/* an empty log gives lines == NULL */
+		memcpy(run->dmesg_lines, lines + i, run->dmesg_line_count * sizeof(char *));
 	while (i--)
 		free(lines[i]);
 	if (!run->dmesg_lines)
 		for (i = 0; i < count; i++)
 			free(lines[i]);
 	free(lines);
-	finish(run);
+	remove_remote_dir(run);
+}
+
+/* What the workload said besides its KTAP, and how it ended: a run with no
+ * output is only explained by these. */
+static void write_workload_exit(struct run *run, const struct transport_exec_result *result)
+{
+	char ending[128];
+
+	write_file(run, "workload.stderr", result->stderr_text ? result->stderr_text : "");
+	if (result->status)
+		snprintf(ending, sizeof(ending), "no exit: the session failed (%s)\n",
+			 strerror(-result->status));
+	else if (result->exit_signal)
+		snprintf(ending, sizeof(ending), "killed by signal %s\n", result->exit_signal);
+	else if (result->exit_status >= 0)
+		snprintf(ending, sizeof(ending), "exit status %d\n", result->exit_status);
+	else
+		snprintf(ending, sizeof(ending), "no exit status\n");
+	write_file(run, "workload.exit", ending);
+	if (!result->status && (result->exit_signal || result->exit_status != 0))
+		log_event(run->environment.log, LOG_NOTICE, run->board->name, run->id,
+			  "workload-exit", "%s: %.*s", run->spec.workload->name,
+			  (int)strcspn(ending, "\n"), ending);
 }
 
 static void on_workload_done(struct run *run, const struct transport_exec_result *result)
@@ -637,6 +690,7 @@ static void on_workload_done(struct run *run, const struct transport_exec_result
 	run->output = strndup(result->stdout_text ? result->stdout_text : "", result->stdout_length);
 	run->output_length = run->output ? strlen(run->output) : 0;
 	write_file(run, "output.ktap", run->output ? run->output : "");
+	write_workload_exit(run, result);
 	if (result->status) {
 		note_lab_error(run, VERDICT_LAB_UNREACHABLE, "board %s: the workload's session failed: %s",
 			       run->board->name, result->error_text ? result->error_text : "");
@@ -715,18 +769,49 @@ static void upload_next(struct run *run, int status, const char *error_text)
 	}
 	run->upload_index++;
 	if (path_format(local, sizeof(local), "%s/%s", run->environment.workload_dir, name) ||
-	    path_format(remote, sizeof(remote), "%s/%s", REMOTE_WORKLOAD_DIR, name)) {
+	    path_format(remote, sizeof(remote), "%s/%s", run->remote_dir, name)) {
 		upload_next(run, -ENAMETOOLONG, "workload path too long");
 		return;
 	}
 	run_upload(run, local, remote, upload_next);
 }
 
+/* mktemp printed the directory's name: ours only if it has the template's
+ * shape (it is removed with rm -rf afterwards). */
+static int take_remote_dir(struct run *run, const char *text, size_t length)
+{
+	static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	size_t prefix = strlen(REMOTE_WORKLOAD_PREFIX), suffix;
+	const char *script = strrchr(run->spec.workload->script, '/');
+
+	while (length && (text[length - 1] == '\n' || text[length - 1] == '\r'))
+		length--;
+	if (length <= prefix || length >= sizeof(run->remote_dir) ||
+	    strncmp(text, REMOTE_WORKLOAD_PREFIX, prefix) != 0)
+		return -EPROTO;
+	suffix = length - prefix;
+	if (suffix < 6 || strspn(text + prefix, alnum) != suffix)
+		return -EPROTO;
+	memcpy(run->remote_dir, text, length);
+	run->remote_dir[length] = '\0';
+	return path_format(run->remote_script, sizeof(run->remote_script), "%s/%s",
+			   run->remote_dir, script ? script + 1 : run->spec.workload->script);
+}
+
 static void on_workload_dir(struct run *run, const struct transport_exec_result *result)
 {
+	char why[700];
+
 	if (result->status || result->exit_status != 0) {
 		upload_next(run, result->status ? result->status : -EIO,
 			    result->status ? result->error_text : result->stderr_text);
+		return;
+	}
+	if (take_remote_dir(run, result->stdout_text, result->stdout_length)) {
+		snprintf(why, sizeof(why), "mktemp -d %s printed '%.*s', not a directory name",
+			 REMOTE_WORKLOAD_TEMPLATE, (int)strcspn(result->stdout_text, "\n"),
+			 result->stdout_text);
+		upload_next(run, -EPROTO, why);
 		return;
 	}
 	upload_next(run, 0, NULL);
@@ -734,13 +819,11 @@ static void on_workload_dir(struct run *run, const struct transport_exec_result 
 
 static void start_workload(struct run *run)
 {
-	static const char *const make_dir[] = { "mkdir", "-p", REMOTE_WORKLOAD_DIR, NULL };
-	const char *script = strrchr(run->spec.workload->script, '/');
+	static const char *const make_dir[] = { "mktemp", "-d", REMOTE_WORKLOAD_TEMPLATE, NULL };
 
 	run->phase = PHASE_PREPARE;
 	run->upload_index = 0;
-	path_format(run->remote_script, sizeof(run->remote_script), "%s/%s", REMOTE_WORKLOAD_DIR,
-		    script ? script + 1 : run->spec.workload->script);
+	run->remote_dir[0] = run->remote_script[0] = '\0';
 	run_exec(run, make_dir, STEP_TIMEOUT_MS, on_workload_dir);
 }
 
@@ -920,6 +1003,8 @@ static int record_run(struct run *run)
 		.build_id = spec->build_id,
 		.workload = spec->workload->name,
 		.repeat_index = spec->repeat_index }, &run->id);
+	if (!rc && run->environment.run_queued)
+		run->environment.run_queued(run->id, spec, run->environment.run_queued_data);
 	if (!rc && run->board)
 		rc = store_run_start(run->environment.store, run->id, run->board->name);
 	if (!rc)

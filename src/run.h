@@ -34,6 +34,8 @@
 struct store;
 struct log;
 
+struct run_spec;
+
 /* What every run of one invocation shares. */
 struct run_environment {
 	uv_loop_t *loop;
@@ -43,6 +45,11 @@ struct run_environment {
 	const char *job_name;		/* as stored */
 	const char *runs_dir;		/* <state>/runs: each run writes <id>/ there */
 	const char *workload_dir;	/* local drivers/workload */
+	/* Called once each run is queued in the store, before it starts: a
+	 * bisection links the run to itself there, so that after a crash no
+	 * finished run goes unaccounted. NULL: nobody asks. */
+	void (*run_queued)(int64_t run_id, const struct run_spec *spec, void *data);
+	void *run_queued_data;
 };
 
 struct run_spec {

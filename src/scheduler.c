@@ -305,6 +305,15 @@ static void dispatch(struct scheduler *scheduler)
 	}
 }
 
+/* How many runs of a workload each board makes. */
+static unsigned int repeats_of(const struct scheduler_options *options,
+			       const struct job_workload *workload)
+{
+	if (options->only_workload)
+		return options->only_workload == workload ? options->repeat_factor : 0;
+	return workload->repeats * options->repeat_factor;
+}
+
 static int make_cells(struct scheduler *scheduler)
 {
 	const struct scheduler_options *options = &scheduler->options;
@@ -313,14 +322,14 @@ static int make_cells(struct scheduler *scheduler)
 	unsigned int r;
 
 	for (w = 0; w < job->workload_count; w++)
-		total += (size_t)job->workloads[w].repeats * options->repeat_factor;
+		total += repeats_of(options, &job->workloads[w]);
 	total *= options->board_count;
 	scheduler->cells = calloc(total ? total : 1, sizeof(*scheduler->cells));
 	if (!scheduler->cells)
 		return -ENOMEM;
 	/* workload-major, so every board starts on the first workload together */
 	for (w = 0; w < job->workload_count; w++) {
-		unsigned int repeats = job->workloads[w].repeats * options->repeat_factor;
+		unsigned int repeats = repeats_of(options, &job->workloads[w]);
 
 		for (r = 0; r < repeats; r++) {
 			for (b = 0; b < options->board_count; b++) {

@@ -49,6 +49,10 @@ struct scheduler_options {
 	size_t board_count;
 	struct run_spec spec;		/* commit, build; workload and repeat are the cells' */
 	unsigned int repeat_factor;	/* --repeat: each job repeat that many times; 0 = 1 */
+	/* NULL: every workload of the job. Else only this one, repeat_factor
+	 * times per board (the job's repeats are ignored: a bisection decides
+	 * its own repeats) */
+	const struct job_workload *only_workload;
 	unsigned int max_attempts;	/* 0: 3 */
 	unsigned int offline_after;	/* 0: 3 */
 	/* `git bisect run` needs one answer: once a run FAILs, the runs not

@@ -105,6 +105,30 @@ static const char *const migrations[] = {
 	"  last_health_check INTEGER"
 	");"
 	"PRAGMA user_version = 1;",
+
+	/* 1 -> 2: lab bisections, so that bisect log, status and resume work
+	 * after the coordinator died. spec and answer are the caller's JSON,
+	 * opaque here. state is enum store_bisection_state's number (0 running,
+	 * 1 done, 2 aborted); finished exactly when not running, no answer while
+	 * running. A run may serve more than one bisection (a role in each). */
+	"CREATE TABLE bisections ("
+	"  id INTEGER PRIMARY KEY,"
+	"  job TEXT NOT NULL CHECK (length(job) > 0),"
+	"  spec TEXT NOT NULL,"
+	"  state INTEGER NOT NULL CHECK (state IN (0, 1, 2)),"
+	"  answer TEXT,"
+	"  created_at INTEGER NOT NULL,"
+	"  finished_at INTEGER,"
+	"  CHECK ((state = 0) = (finished_at IS NULL)),"
+	"  CHECK (state <> 0 OR answer IS NULL)"
+	");"
+	"CREATE TABLE bisection_runs ("
+	"  bisection_id INTEGER NOT NULL REFERENCES bisections (id),"
+	"  run_id INTEGER NOT NULL REFERENCES runs (id),"
+	"  role TEXT NOT NULL CHECK (length(role) > 0),"
+	"  PRIMARY KEY (bisection_id, run_id)"
+	");"
+	"PRAGMA user_version = 2;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,
@@ -121,6 +145,12 @@ static const char *const outcome_names[RUN_OUTCOME_COUNT] = {
 
 static const char *const build_status_names[] = {
 	[BUILD_BUILT] = "built", [BUILD_FAILED] = "failed",
+};
+
+/* For messages only: the database keeps the enum's numbers. */
+static const char *const bisection_state_names[] = {
+	[STORE_BISECTION_RUNNING] = "running", [STORE_BISECTION_DONE] = "done",
+	[STORE_BISECTION_ABORTED] = "aborted",
 };
 
 /* ---- errors ---------------------------------------------------------------- */
@@ -912,6 +942,8 @@ int store_run_finish(struct store *store, int64_t run_id, const struct store_res
 #define RUN_COLUMNS                                                                   \
 	"id, job, board, commit_id, build_id, workload, repeat_index, state, outcome, " \
 	"cause, queued_at, started_at, finished_at"
+/* A query may select more after RUN_COLUMNS: its first such column. */
+#define RUN_COLUMN_COUNT 13
 
 static int read_run_row(sqlite3_stmt *stmt, struct store_run *run)
 {
@@ -1052,10 +1084,15 @@ int store_run_get(struct store *store, int64_t run_id, struct store_run *run)
 	return error;
 }
 
+/* Reads a query's columns past RUN_COLUMNS for the run just added to a list. */
+typedef int read_row_extra_fn(sqlite3_stmt *stmt, void *context);
+
 /* Reads every row of a bound run query into list, then each run's details
- * (after the query ends, so no statement is left open between calls). */
-static int read_run_list(struct store *store, sqlite3_stmt *stmt, int bind_rc,
-			 struct store_run_list *list, const char *what)
+ * (after the query ends, so no statement is left open between calls); with
+ * read_extra, also what the query selects after RUN_COLUMNS, row by row. */
+static int read_run_list_extra(struct store *store, sqlite3_stmt *stmt, int bind_rc,
+			       struct store_run_list *list, read_row_extra_fn *read_extra,
+			       void *context, const char *what)
 {
 	size_t capacity = 0;
 	int rc = bind_rc, error = 0;
@@ -1067,6 +1104,8 @@ static int read_run_list(struct store *store, sqlite3_stmt *stmt, int bind_rc,
 			error = read_run_row(stmt, &list->runs[list->count]);
 		if (!error)
 			list->by_outcome[list->runs[list->count++].outcome]++;
+		if (!error && read_extra)
+			error = read_extra(stmt, context);
 	}
 	if (!error && rc != SQLITE_DONE)
 		error = fail_sqlite(store, rc, what);
@@ -1076,6 +1115,12 @@ static int read_run_list(struct store *store, sqlite3_stmt *stmt, int bind_rc,
 	if (error)
 		store_run_list_release(list);
 	return error;
+}
+
+static int read_run_list(struct store *store, sqlite3_stmt *stmt, int bind_rc,
+			 struct store_run_list *list, const char *what)
+{
+	return read_run_list_extra(store, stmt, bind_rc, list, NULL, NULL, what);
 }
 
 int store_runs_for_commit(struct store *store, const char *job, const char *commit,
@@ -1242,4 +1287,335 @@ int store_board_health_checked(struct store *store, const char *board, bool pass
 	bind_int(stmt, 2, !passed, &rc);
 	bind_int(stmt, 3, now_ms(), &rc);
 	return execute(store, stmt, rc, "record health check");
+}
+
+/* ---- bisections ------------------------------------------------------------ */
+
+int store_bisection_create(struct store *store, const char *job, const char *spec, int64_t *id)
+{
+	static const char sql[] =
+		"INSERT INTO bisections (job, spec, state, created_at) VALUES (?1, ?2, ?3, ?4)";
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	if (!job || !spec)
+		return fail(store, -EINVAL, "create bisection: job and spec are required");
+	error = prepare(store, sql, &stmt, "create bisection");
+	if (error)
+		return error;
+	bind_text(stmt, 1, job, &rc);
+	bind_text(stmt, 2, spec, &rc);
+	bind_int(stmt, 3, STORE_BISECTION_RUNNING, &rc);
+	bind_int(stmt, 4, now_ms(), &rc);
+	error = execute(store, stmt, rc, "create bisection");
+	if (error)
+		return error;
+	*id = sqlite3_last_insert_rowid(store->db);
+	return 0;
+}
+
+/* The state of a bisection, or -ENOENT. */
+static int read_bisection_state(struct store *store, int64_t id,
+				enum store_bisection_state *state, const char *what)
+{
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	error = prepare(store, "SELECT state FROM bisections WHERE id = ?1", &stmt, what);
+	if (error)
+		return error;
+	bind_int(stmt, 1, id, &rc);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		int64_t value = sqlite3_column_int64(stmt, 0);
+
+		/* the schema's CHECK keeps it one of the three */
+		*state = value == STORE_BISECTION_DONE || value == STORE_BISECTION_ABORTED
+				 ? (enum store_bisection_state)value
+				 : STORE_BISECTION_RUNNING;
+		error = 0;
+	} else if (rc == SQLITE_DONE) {
+		error = fail(store, -ENOENT, "%s: no such bisection", what);
+	} else {
+		error = fail_sqlite(store, rc, what);
+	}
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int store_bisection_set_spec(struct store *store, int64_t id, const char *spec)
+{
+	sqlite3_stmt *stmt;
+	char what[64];
+	int rc = SQLITE_OK, error;
+
+	snprintf(what, sizeof(what), "set the spec of bisection %" PRId64, id);
+	if (!spec)
+		return fail(store, -EINVAL, "%s: no spec", what);
+	error = prepare(store, "UPDATE bisections SET spec = ?2 WHERE id = ?1", &stmt, what);
+	if (error)
+		return error;
+	bind_int(stmt, 1, id, &rc);
+	bind_text(stmt, 2, spec, &rc);
+	error = execute(store, stmt, rc, what);
+	if (error)
+		return error;
+	if (sqlite3_changes(store->db) == 0)
+		return fail(store, -ENOENT, "%s: no such bisection", what);
+	return 0;
+}
+
+int store_bisection_finish(struct store *store, int64_t id, enum store_bisection_state state,
+			   const char *answer)
+{
+	static const char sql[] =
+		"UPDATE bisections SET state = ?2, answer = ?3, finished_at = ?4"
+		" WHERE id = ?1 AND state = 0";
+	enum store_bisection_state current = STORE_BISECTION_RUNNING;
+	sqlite3_stmt *stmt;
+	char what[64];
+	int rc = SQLITE_OK, error;
+
+	snprintf(what, sizeof(what), "finish bisection %" PRId64, id);
+	if (state != STORE_BISECTION_DONE && state != STORE_BISECTION_ABORTED)
+		return fail(store, -EINVAL, "%s: the new state is neither done nor aborted", what);
+	if (state == STORE_BISECTION_DONE && !answer)
+		return fail(store, -EINVAL, "%s: done without an answer", what);
+	error = prepare(store, sql, &stmt, what);
+	if (error)
+		return error;
+	bind_int(stmt, 1, id, &rc);
+	bind_int(stmt, 2, state, &rc);
+	bind_text(stmt, 3, answer, &rc);
+	bind_int(stmt, 4, now_ms(), &rc);
+	error = execute(store, stmt, rc, what);
+	if (error || sqlite3_changes(store->db) > 0)
+		return error;
+	error = read_bisection_state(store, id, &current, what);
+	if (error)
+		return error;
+	return fail(store, -EALREADY, "%s: the bisection is %s", what,
+		    bisection_state_names[current]);
+}
+
+int store_bisection_reopen(struct store *store, int64_t id)
+{
+	static const char sql[] =
+		"UPDATE bisections SET state = 0, answer = NULL, finished_at = NULL"
+		" WHERE id = ?1 AND state = 2";
+	enum store_bisection_state current = STORE_BISECTION_RUNNING;
+	sqlite3_stmt *stmt;
+	char what[64];
+	int rc = SQLITE_OK, error;
+
+	snprintf(what, sizeof(what), "reopen bisection %" PRId64, id);
+	error = prepare(store, sql, &stmt, what);
+	if (error)
+		return error;
+	bind_int(stmt, 1, id, &rc);
+	error = execute(store, stmt, rc, what);
+	if (error || sqlite3_changes(store->db) > 0)
+		return error;
+	error = read_bisection_state(store, id, &current, what);
+	if (error)
+		return error;
+	if (current == STORE_BISECTION_RUNNING)
+		return 0;
+	return fail(store, -EALREADY, "%s: the bisection is %s", what,
+		    bisection_state_names[current]);
+}
+
+#define BISECTION_COLUMNS "id, job, spec, state, answer, created_at, finished_at"
+
+static int read_bisection_row(sqlite3_stmt *stmt, struct store_bisection *bisection)
+{
+	int64_t state;
+	int error;
+
+	memset(bisection, 0, sizeof(*bisection));
+	bisection->id = sqlite3_column_int64(stmt, 0);
+	state = sqlite3_column_int64(stmt, 3);
+	bisection->state = state == STORE_BISECTION_DONE || state == STORE_BISECTION_ABORTED
+				   ? (enum store_bisection_state)state
+				   : STORE_BISECTION_RUNNING;
+	bisection->created_at = sqlite3_column_int64(stmt, 5);
+	bisection->finished_at = sqlite3_column_int64(stmt, 6);
+	if ((error = column_string(stmt, 1, &bisection->job)) ||
+	    (error = column_string(stmt, 2, &bisection->spec)) ||
+	    (error = column_string(stmt, 4, &bisection->answer)))
+		store_bisection_release(bisection);
+	return error;
+}
+
+/* Reads the one row of a bound bisection query: -ENOENT when there is none. */
+static int read_one_bisection(struct store *store, sqlite3_stmt *stmt, int bind_rc,
+			      struct store_bisection *bisection, const char *what)
+{
+	int rc = bind_rc, error;
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		error = read_bisection_row(stmt, bisection);
+	else if (rc == SQLITE_DONE)
+		error = fail(store, -ENOENT, "%s: no such bisection", what);
+	else
+		error = fail_sqlite(store, rc, what);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int store_bisection_get(struct store *store, int64_t id, struct store_bisection *out)
+{
+	sqlite3_stmt *stmt;
+	char what[64];
+	int rc = SQLITE_OK, error;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(what, sizeof(what), "read bisection %" PRId64, id);
+	error = prepare(store, "SELECT " BISECTION_COLUMNS " FROM bisections WHERE id = ?1", &stmt,
+			what);
+	if (error)
+		return error;
+	bind_int(stmt, 1, id, &rc);
+	return read_one_bisection(store, stmt, rc, out, what);
+}
+
+int store_bisection_latest(struct store *store, struct store_bisection *out)
+{
+	sqlite3_stmt *stmt;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	error = prepare(store,
+			"SELECT " BISECTION_COLUMNS " FROM bisections ORDER BY id DESC LIMIT 1",
+			&stmt, "read the latest bisection");
+	if (error)
+		return error;
+	return read_one_bisection(store, stmt, SQLITE_OK, out, "read the latest bisection");
+}
+
+void store_bisection_release(struct store_bisection *bisection)
+{
+	free_string(bisection->job);
+	free_string(bisection->spec);
+	free_string(bisection->answer);
+	memset(bisection, 0, sizeof(*bisection));
+}
+
+/* After a link was refused by a foreign key: which end is missing. */
+static int explain_missing_link(struct store *store, int64_t bisection_id, int64_t run_id,
+				const char *what)
+{
+	enum store_bisection_state state;
+	enum run_state run_state;
+	int error = read_bisection_state(store, bisection_id, &state, what);
+
+	if (error)
+		return error;
+	error = read_run_state(store, run_id, &run_state, what);
+	if (error == -ENOENT)
+		return fail(store, -ENOENT, "%s: no such run", what);
+	if (error)
+		return error;
+	/* both there now: whatever was missing is not any more */
+	return fail(store, -ENOENT, "%s: the bisection or the run was missing", what);
+}
+
+int store_bisection_add_run(struct store *store, int64_t bisection_id, int64_t run_id,
+			    const char *role)
+{
+	static const char sql[] =
+		"INSERT INTO bisection_runs (bisection_id, run_id, role) VALUES (?1, ?2, ?3)";
+	sqlite3_stmt *stmt;
+	char what[96];
+	int rc = SQLITE_OK, error = 0;
+
+	snprintf(what, sizeof(what), "link run %" PRId64 " to bisection %" PRId64, run_id,
+		 bisection_id);
+	if (!role || !*role)
+		return fail(store, -EINVAL, "%s: no role", what);
+	error = prepare(store, sql, &stmt, what);
+	if (error)
+		return error;
+	bind_int(stmt, 1, bisection_id, &rc);
+	bind_int(stmt, 2, run_id, &rc);
+	bind_text(stmt, 3, role, &rc);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	/* the connection reports extended codes: which constraint said no */
+	if (rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+		error = fail(store, -EEXIST, "%s: already linked", what);
+	else if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+		error = -ENOENT;	/* explained below, once the statement is gone */
+	else if (rc != SQLITE_DONE)
+		error = fail_sqlite(store, rc, what);
+	sqlite3_finalize(stmt);
+	if (error == -ENOENT)
+		return explain_missing_link(store, bisection_id, run_id, what);
+	return error;
+}
+
+struct role_reader {
+	char **roles;
+	size_t count, capacity;
+};
+
+/* A bisection's run query selects the run's role right after RUN_COLUMNS. */
+static int read_role(sqlite3_stmt *stmt, void *context)
+{
+	struct role_reader *reader = context;
+	const char *role;
+	int error;
+
+	error = grow((void **)&reader->roles, reader->count, &reader->capacity,
+		     sizeof(*reader->roles));
+	if (!error)
+		error = column_string(stmt, RUN_COLUMN_COUNT, &role);
+	if (!error)
+		reader->roles[reader->count++] = (char *)role;
+	return error;
+}
+
+int store_bisection_runs(struct store *store, int64_t bisection_id, struct store_run_list *list,
+			 char ***roles)
+{
+	/* RUN_COLUMNS name only runs' columns: bisection_runs has none of theirs */
+	static const char sql[] =
+		"SELECT " RUN_COLUMNS ", bisection_runs.role"
+		" FROM runs JOIN bisection_runs ON bisection_runs.run_id = runs.id"
+		" WHERE bisection_runs.bisection_id = ?1 ORDER BY runs.id";
+	struct role_reader reader = { .roles = NULL };
+	enum store_bisection_state state;
+	sqlite3_stmt *stmt;
+	char what[64];
+	int rc = SQLITE_OK, error;
+
+	memset(list, 0, sizeof(*list));
+	*roles = NULL;
+	snprintf(what, sizeof(what), "read the runs of bisection %" PRId64, bisection_id);
+	error = read_bisection_state(store, bisection_id, &state, what);
+	if (error)
+		return error;
+	error = prepare(store, sql, &stmt, what);
+	if (error)
+		return error;
+	bind_int(stmt, 1, bisection_id, &rc);
+	error = read_run_list_extra(store, stmt, rc, list, read_role, &reader, what);
+	if (error) {
+		store_bisection_roles_free(reader.roles, reader.count);
+		return error;
+	}
+	*roles = reader.roles;
+	return 0;
+}
+
+void store_bisection_roles_free(char **roles, size_t count)
+{
+	if (!roles)
+		return;
+	for (size_t i = 0; i < count; i++)
+		free(roles[i]);
+	free(roles);
 }

@@ -1,6 +1,7 @@
 /*
  * store.h - the lab's state: builds, runs, their outcomes with symptoms and
- * metrics, the event log and board health, in one SQLite database (WAL).
+ * metrics, the event log, board health and lab bisections (what was asked,
+ * the runs made for it, the answer), in one SQLite database (WAL).
  *
  * Every write is committed (and synced to disk) before the function returns,
  * so a result the caller acts on survives a crash or a power cut; writing a
@@ -23,9 +24,11 @@
  *                    the failed write was stored;
  *   STORE_ECORRUPT   the file is damaged or is not a rackbisect database;
  *   STORE_ENEWER     the database was written by a newer rackbisect;
- *   -ENOENT          no such run or build;
- *   -EALREADY        the run is not in a state that allows this (a finished
- *                    run is never started or finished again);
+ *   -ENOENT          no such run, build or bisection;
+ *   -EALREADY        the run or bisection is not in a state that allows
+ *                    this (a finished run is never started or finished
+ *                    again, a finished bisection never finished again);
+ *   -EEXIST          the link (a run to a bisection) is there already;
  *   -EINVAL          a missing argument, or a value the schema refuses
  *                    (empty names, a metric that is not a number);
  *   -EBUSY           another process held the database past the busy timeout;
@@ -48,7 +51,7 @@
 #define STORE_ENEWER   (-30002)
 
 /* The schema version store_open() creates or migrates to (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 struct store;
 
@@ -210,5 +213,58 @@ int store_board_set_offline(struct store *store, const char *board, bool offline
 /* Records a health check now: passed puts the board online with its INFRA
  * count reset; failed keeps (or takes) it offline. */
 int store_board_health_checked(struct store *store, const char *board, bool passed);
+
+/* ---- bisections: a lab bisection's question, the runs it made, its answer -- */
+
+/* Stored as these numbers: append new states, never renumber. */
+enum store_bisection_state { STORE_BISECTION_RUNNING, STORE_BISECTION_DONE, STORE_BISECTION_ABORTED };
+
+/* A bisection as read back; release with store_bisection_release(). */
+struct store_bisection {
+	int64_t id;
+	const char *job;	/* the job's name */
+	const char *spec;	/* what was asked: JSON text in the caller's format */
+	enum store_bisection_state state;
+	const char *answer;	/* JSON text; NULL until finished */
+	int64_t created_at, finished_at;	/* ms since the epoch; finished_at 0 while running */
+};
+
+/* A new running bisection of `job` (not empty) asking `spec` (JSON text, not
+ * NULL, stored verbatim); *id gets its id. */
+int store_bisection_create(struct store *store, const char *job, const char *spec, int64_t *id);
+/* Replaces the spec (e.g. once the symptom is chosen), whatever the state:
+ * -ENOENT if no such bisection. */
+int store_bisection_set_spec(struct store *store, int64_t id, const char *spec);
+/* running -> done or aborted with the answer: -EALREADY when it is not
+ * running, -EINVAL for another state or for DONE without an answer (ABORTED
+ * may give NULL: stopped with nothing to say). */
+int store_bisection_finish(struct store *store, int64_t id, enum store_bisection_state state,
+			   const char *answer);
+/* aborted -> running again (resume after a stop), answer and finished_at
+ * cleared: -EALREADY when done. A running bisection (its coordinator died
+ * before finishing it) is left running and 0 returned, so resume may call this
+ * whatever it finds. */
+int store_bisection_reopen(struct store *store, int64_t id);
+/* One bisection: -ENOENT if there is none. */
+int store_bisection_get(struct store *store, int64_t id, struct store_bisection *out);
+/* The newest bisection (highest id), whatever its state: -ENOENT when none. */
+int store_bisection_latest(struct store *store, struct store_bisection *out);
+/* Frees what a get or latest gave; on a zeroed or released one it does nothing. */
+void store_bisection_release(struct store_bisection *bisection);
+/* Links a run to a bisection with its role ("bad-end", "good-end", "candidate",
+ * "confirm", ...; not empty): -ENOENT when either does not exist, -EEXIST
+ * when already linked (whatever the role). A run may serve several bisections. */
+int store_bisection_add_run(struct store *store, int64_t bisection_id, int64_t run_id,
+			    const char *role);
+/* The runs of a bisection, oldest first (by run id, not by when they were
+ * linked), with symptoms, metrics and counts per outcome as
+ * store_runs_for_commit() gives them; roles[i] (malloc'd array of malloc'd
+ * strings, freed with store_bisection_roles_free(), NULL when there are no
+ * runs) is run i's role. -ENOENT if no such bisection. On failure the list is
+ * empty and *roles NULL. */
+int store_bisection_runs(struct store *store, int64_t bisection_id, struct store_run_list *list,
+			 char ***roles);
+/* Frees roles[0 .. count) and the array; NULL is allowed. */
+void store_bisection_roles_free(char **roles, size_t count);
 
 #endif

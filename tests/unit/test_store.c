@@ -20,6 +20,9 @@
 
 #include "store.h"
 
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
+
 struct fixture {
 	char dir[64];
 	char path[128];
@@ -173,7 +176,9 @@ static void test_newer_schema_is_refused(void **state)
 	store_close(store);
 	/* put it back so the fixture's integrity check reads a known schema */
 	assert_int_equal(sqlite3_open(fixture->path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = " STRINGIFY(STORE_SCHEMA_VERSION),
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
 	sqlite3_close(db);
 }
 
@@ -535,6 +540,555 @@ static void test_empty_names_are_refused(void **state)
 	assert_int_equal(store_run_finish(fixture->store, run_id, &result), -EINVAL);
 }
 
+/* ---- bisections -------------------------------------------------------------- */
+
+static int64_t create_bisection(struct store *store, const char *job, const char *spec)
+{
+	int64_t id = 0;
+
+	assert_int_equal(store_bisection_create(store, job, spec, &id), 0);
+	assert_true(id > 0);
+	return id;
+}
+
+static void finish_run_with_w3_result(struct store *store, int64_t run_id)
+{
+	struct store_result result = {
+		.outcome = RUN_FAIL, .cause = "symptom",
+		.symptoms = w3_symptoms, .symptom_count = 2,
+		.metrics = w3_metrics, .metric_count = 3,
+	};
+
+	assert_int_equal(store_run_finish(store, run_id, &result), 0);
+}
+
+static void assert_bisection(struct store *store, int64_t id, enum store_bisection_state state,
+			     const char *spec, const char *answer)
+{
+	struct store_bisection bisection;
+
+	assert_int_equal(store_bisection_get(store, id, &bisection), 0);
+	assert_int_equal(bisection.id, id);
+	assert_int_equal(bisection.state, state);
+	assert_string_equal(bisection.spec, spec);
+	if (answer)
+		assert_string_equal(bisection.answer, answer);
+	else
+		assert_null(bisection.answer);
+	assert_true(bisection.created_at > 0);
+	if (state == STORE_BISECTION_RUNNING)
+		assert_int_equal(bisection.finished_at, 0);
+	else
+		assert_true(bisection.finished_at >= bisection.created_at);
+	store_bisection_release(&bisection);
+}
+
+static void test_bisection_is_created_running_and_read_back(void **state)
+{
+	struct fixture *fixture = *state;
+	/* JSON the store must not look into, with quotes and SQL in it */
+	const char *spec = "{\"good\": \"v3.3\", \"bad\": \"c1afdaff\","
+			   " \"note\": \"it's \\\"odd\\\"'); DROP TABLE bisections; --\"}";
+	struct store_bisection bisection;
+	int64_t id = create_bisection(fixture->store, "ath9k-ps", spec);
+	int64_t other = create_bisection(fixture->store, "other-job", "{}");
+
+	assert_true(other > id);
+	assert_int_equal(store_bisection_get(fixture->store, id, &bisection), 0);
+	assert_int_equal(bisection.id, id);
+	assert_string_equal(bisection.job, "ath9k-ps");
+	assert_string_equal(bisection.spec, spec);
+	assert_int_equal(bisection.state, STORE_BISECTION_RUNNING);
+	assert_null(bisection.answer);
+	assert_true(bisection.created_at > 0);
+	assert_int_equal(bisection.finished_at, 0);
+	store_bisection_release(&bisection);
+	assert_null(bisection.job);
+	store_bisection_release(&bisection);	/* a released one: nothing to free */
+
+	assert_int_equal(store_bisection_get(fixture->store, other, &bisection), 0);
+	assert_string_equal(bisection.job, "other-job");
+	assert_string_equal(bisection.spec, "{}");
+	store_bisection_release(&bisection);
+
+	assert_int_equal(store_bisection_get(fixture->store, other + 1000, &bisection), -ENOENT);
+	assert_non_null(strstr(store_error_message(fixture->store), "bisection"));
+	assert_null(bisection.job);
+
+	assert_int_equal(store_bisection_create(fixture->store, NULL, "{}", &id), -EINVAL);
+	assert_int_equal(store_bisection_create(fixture->store, "", "{}", &id), -EINVAL);
+	assert_int_equal(store_bisection_create(fixture->store, "ath9k-ps", NULL, &id), -EINVAL);
+	assert_int_equal(store_bisection_latest(fixture->store, &bisection), 0);
+	assert_int_equal(bisection.id, other);	/* the refused ones left nothing */
+	store_bisection_release(&bisection);
+}
+
+static void test_latest_bisection_is_the_newest_whatever_its_state(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store_bisection latest;
+	int64_t first, second, third;
+
+	assert_int_equal(store_bisection_latest(fixture->store, &latest), -ENOENT);
+	assert_null(latest.job);
+	first = create_bisection(fixture->store, "ath9k-ps", "{\"n\": 1}");
+	second = create_bisection(fixture->store, "ath9k-ps", "{\"n\": 2}");
+	assert_int_equal(store_bisection_finish(fixture->store, second, STORE_BISECTION_DONE,
+						"{\"first_bad\": \"abcd\"}"),
+			 0);
+	assert_int_equal(store_bisection_latest(fixture->store, &latest), 0);
+	assert_int_equal(latest.id, second);
+	assert_int_equal(latest.state, STORE_BISECTION_DONE);
+	assert_string_equal(latest.spec, "{\"n\": 2}");
+	assert_string_equal(latest.answer, "{\"first_bad\": \"abcd\"}");
+	store_bisection_release(&latest);
+
+	third = create_bisection(fixture->store, "other-job", "{\"n\": 3}");
+	assert_int_equal(store_bisection_finish(fixture->store, third, STORE_BISECTION_ABORTED, NULL), 0);
+	/* changing an older one later does not make it the latest */
+	assert_int_equal(store_bisection_finish(fixture->store, first, STORE_BISECTION_ABORTED, "{}"), 0);
+	assert_int_equal(store_bisection_latest(fixture->store, &latest), 0);
+	assert_int_equal(latest.id, third);
+	assert_string_equal(latest.job, "other-job");
+	assert_int_equal(latest.state, STORE_BISECTION_ABORTED);
+	store_bisection_release(&latest);
+}
+
+static void test_bisection_spec_is_replaced(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store_bisection bisection;
+	int64_t id = create_bisection(fixture->store, "ath9k-ps", "{\"symptom\": null}");
+	int64_t other = create_bisection(fixture->store, "ath9k-ps", "{\"symptom\": \"hang\"}");
+
+	assert_int_equal(store_bisection_set_spec(fixture->store, id,
+						  "{\"symptom\": \"txdma-stop-fail\"}"),
+			 0);
+	assert_int_equal(store_bisection_get(fixture->store, id, &bisection), 0);
+	assert_string_equal(bisection.spec, "{\"symptom\": \"txdma-stop-fail\"}");
+	assert_string_equal(bisection.job, "ath9k-ps");
+	assert_int_equal(bisection.state, STORE_BISECTION_RUNNING);
+	store_bisection_release(&bisection);
+	assert_bisection(fixture->store, other, STORE_BISECTION_RUNNING, "{\"symptom\": \"hang\"}", NULL);
+
+	assert_int_equal(store_bisection_set_spec(fixture->store, other + 1000, "{}"), -ENOENT);
+	assert_non_null(strstr(store_error_message(fixture->store), "no such bisection"));
+	assert_int_equal(store_bisection_set_spec(fixture->store, id, NULL), -EINVAL);
+
+	/* whatever the state: a finished bisection keeps its answer */
+	assert_int_equal(store_bisection_finish(fixture->store, id, STORE_BISECTION_DONE, "{\"a\": 1}"), 0);
+	assert_int_equal(store_bisection_set_spec(fixture->store, id, "{\"symptom\": \"x\"}"), 0);
+	assert_bisection(fixture->store, id, STORE_BISECTION_DONE, "{\"symptom\": \"x\"}", "{\"a\": 1}");
+}
+
+static void test_bisection_finish_and_reopen_follow_the_state_rules(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store *store = fixture->store;
+	const char *answer = "{\"first_bad\": \"abcd\", \"confidence\": 0.99}";
+	int64_t done = create_bisection(store, "ath9k-ps", "{}");
+	int64_t stopped = create_bisection(store, "ath9k-ps", "{}");
+
+	/* refused arguments change nothing */
+	assert_int_equal(store_bisection_finish(store, done, STORE_BISECTION_RUNNING, "{}"), -EINVAL);
+	assert_int_equal(store_bisection_finish(store, done, (enum store_bisection_state)7, "{}"),
+			 -EINVAL);
+	assert_int_equal(store_bisection_finish(store, done, STORE_BISECTION_DONE, NULL), -EINVAL);
+	assert_bisection(store, done, STORE_BISECTION_RUNNING, "{}", NULL);
+
+	/* running -> done, then never finished or reopened again */
+	assert_int_equal(store_bisection_finish(store, done, STORE_BISECTION_DONE, answer), 0);
+	assert_bisection(store, done, STORE_BISECTION_DONE, "{}", answer);
+	assert_int_equal(store_bisection_finish(store, done, STORE_BISECTION_DONE, "{\"x\": 2}"),
+			 -EALREADY);
+	assert_non_null(strstr(store_error_message(store), "done"));
+	assert_int_equal(store_bisection_finish(store, done, STORE_BISECTION_ABORTED, NULL), -EALREADY);
+	assert_int_equal(store_bisection_reopen(store, done), -EALREADY);
+	assert_bisection(store, done, STORE_BISECTION_DONE, "{}", answer);
+
+	/* running -> aborted: not finished again, but reopened */
+	assert_int_equal(store_bisection_finish(store, stopped, STORE_BISECTION_ABORTED,
+						"{\"reason\": \"INFRA on every board\"}"),
+			 0);
+	assert_bisection(store, stopped, STORE_BISECTION_ABORTED, "{}",
+			 "{\"reason\": \"INFRA on every board\"}");
+	assert_int_equal(store_bisection_finish(store, stopped, STORE_BISECTION_DONE, answer),
+			 -EALREADY);
+	assert_non_null(strstr(store_error_message(store), "aborted"));
+	assert_int_equal(store_bisection_reopen(store, stopped), 0);
+	assert_bisection(store, stopped, STORE_BISECTION_RUNNING, "{}", NULL);
+	/* a running one stays running: resume after a crash may reopen blindly */
+	assert_int_equal(store_bisection_reopen(store, stopped), 0);
+	assert_bisection(store, stopped, STORE_BISECTION_RUNNING, "{}", NULL);
+	/* aborted without an answer, reopened, then done for good */
+	assert_int_equal(store_bisection_finish(store, stopped, STORE_BISECTION_ABORTED, NULL), 0);
+	assert_bisection(store, stopped, STORE_BISECTION_ABORTED, "{}", NULL);
+	assert_int_equal(store_bisection_reopen(store, stopped), 0);
+	assert_int_equal(store_bisection_finish(store, stopped, STORE_BISECTION_DONE, answer), 0);
+	assert_int_equal(store_bisection_reopen(store, stopped), -EALREADY);
+	assert_bisection(store, stopped, STORE_BISECTION_DONE, "{}", answer);
+
+	assert_int_equal(store_bisection_finish(store, stopped + 1000, STORE_BISECTION_DONE, answer),
+			 -ENOENT);
+	assert_int_equal(store_bisection_reopen(store, stopped + 1000), -ENOENT);
+}
+
+static void test_bisection_add_run_refuses_missing_and_duplicate_links(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store *store = fixture->store;
+	struct store_run_list list;
+	char **roles;
+	int64_t bisection = create_bisection(store, "ath9k-ps", "{}");
+	int64_t run = queue_run(store, "ath9k-ps", "c1afdaff");
+	int64_t other_run = queue_run(store, "ath9k-ps", "v3.3");
+
+	assert_int_equal(store_bisection_add_run(store, bisection, run, "bad-end"), 0);
+	assert_int_equal(store_bisection_add_run(store, bisection, run, "bad-end"), -EEXIST);
+	assert_non_null(strstr(store_error_message(store), "already linked"));
+	assert_int_equal(store_bisection_add_run(store, bisection, run, "candidate"), -EEXIST);
+
+	assert_int_equal(store_bisection_add_run(store, bisection + 1000, run, "candidate"), -ENOENT);
+	assert_non_null(strstr(store_error_message(store), "no such bisection"));
+	assert_int_equal(store_bisection_add_run(store, bisection, other_run + 1000, "candidate"),
+			 -ENOENT);
+	assert_non_null(strstr(store_error_message(store), "no such run"));
+	assert_int_equal(store_bisection_add_run(store, bisection, other_run, ""), -EINVAL);
+	assert_int_equal(store_bisection_add_run(store, bisection, other_run, NULL), -EINVAL);
+
+	/* only the first link is there, with its first role */
+	assert_int_equal(store_bisection_runs(store, bisection, &list, &roles), 0);
+	assert_int_equal(list.count, 1);
+	assert_int_equal(list.runs[0].id, run);
+	assert_string_equal(roles[0], "bad-end");
+	store_bisection_roles_free(roles, list.count);
+	store_run_list_release(&list);
+
+	/* the refused ones left other_run free to be linked */
+	assert_int_equal(store_bisection_add_run(store, bisection, other_run, "good-end"), 0);
+}
+
+static void test_bisection_runs_come_oldest_first_with_roles_and_symptoms(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store *store = fixture->store;
+	int64_t bisection = create_bisection(store, "ath9k-ps", "{}");
+	int64_t other = create_bisection(store, "ath9k-ps", "{}");
+	int64_t empty = create_bisection(store, "ath9k-ps", "{}");
+	int64_t bad = queue_run(store, "ath9k-ps", "c1afdaff");
+	int64_t good = queue_run(store, "ath9k-ps", "v3.3");
+	int64_t unrelated = queue_run(store, "ath9k-ps", "ffff");
+	int64_t candidate = queue_run(store, "ath9k-ps", "abcd");
+	int64_t pending = queue_run(store, "ath9k-ps", "1234");
+	struct store_run_list list;
+	char **roles;
+
+	finish_run_with_w3_result(store, bad);
+	finish_run(store, good, RUN_PASS);
+	finish_run(store, candidate, RUN_INFRA);
+	finish_run(store, unrelated, RUN_PASS);
+	/* linked out of order: the list still comes oldest run first */
+	assert_int_equal(store_bisection_add_run(store, bisection, candidate, "candidate"), 0);
+	assert_int_equal(store_bisection_add_run(store, bisection, pending, "confirm"), 0);
+	assert_int_equal(store_bisection_add_run(store, bisection, good, "good-end"), 0);
+	assert_int_equal(store_bisection_add_run(store, bisection, bad, "bad-end"), 0);
+	/* a run may serve another bisection, in another role */
+	assert_int_equal(store_bisection_add_run(store, other, unrelated, "good-end"), 0);
+	assert_int_equal(store_bisection_add_run(store, other, bad, "confirm"), 0);
+
+	assert_int_equal(store_bisection_runs(store, bisection, &list, &roles), 0);
+	assert_int_equal(list.count, 4);
+	assert_int_equal(list.runs[0].id, bad);
+	assert_int_equal(list.runs[1].id, good);
+	assert_int_equal(list.runs[2].id, candidate);
+	assert_int_equal(list.runs[3].id, pending);
+	assert_string_equal(roles[0], "bad-end");
+	assert_string_equal(roles[1], "good-end");
+	assert_string_equal(roles[2], "candidate");
+	assert_string_equal(roles[3], "confirm");
+	assert_string_equal(list.runs[0].commit, "c1afdaff");
+	assert_string_equal(list.runs[0].cause, "symptom");
+	assert_symptoms_equal(&list.runs[0], w3_symptoms, 2);
+	assert_metrics_equal(&list.runs[0], w3_metrics, 3);
+	assert_int_equal(list.runs[1].symptom_count + list.runs[1].metric_count, 0);
+	assert_int_equal(list.runs[3].state, RUN_QUEUED);
+	assert_int_equal(list.by_outcome[RUN_FAIL], 1);
+	assert_int_equal(list.by_outcome[RUN_PASS], 1);
+	assert_int_equal(list.by_outcome[RUN_INFRA], 1);
+	assert_int_equal(list.by_outcome[RUN_OUTCOME_NONE], 1);
+	store_bisection_roles_free(roles, list.count);
+	store_run_list_release(&list);
+
+	assert_int_equal(store_bisection_runs(store, other, &list, &roles), 0);
+	assert_int_equal(list.count, 2);
+	assert_int_equal(list.runs[0].id, bad);
+	assert_int_equal(list.runs[1].id, unrelated);
+	assert_string_equal(roles[0], "confirm");
+	assert_string_equal(roles[1], "good-end");
+	assert_symptoms_equal(&list.runs[0], w3_symptoms, 2);
+	assert_int_equal(list.by_outcome[RUN_PASS], 1);
+	assert_int_equal(list.by_outcome[RUN_FAIL], 1);
+	store_bisection_roles_free(roles, list.count);
+	store_run_list_release(&list);
+
+	assert_int_equal(store_bisection_runs(store, empty, &list, &roles), 0);
+	assert_int_equal(list.count, 0);
+	assert_null(roles);
+	store_bisection_roles_free(roles, list.count);
+	store_run_list_release(&list);
+
+	assert_int_equal(store_bisection_runs(store, empty + 1000, &list, &roles), -ENOENT);
+	assert_int_equal(list.count, 0);
+	assert_null(roles);
+}
+
+static void test_bisections_survive_close_and_reopen(void **state)
+{
+	struct fixture *fixture = *state;
+	const char *spec = "{\"good\": \"v3.3\", \"bad\": \"c1afdaff\", \"symptom\": \"txdma-stop-fail\"}";
+	struct store_bisection latest;
+	struct store_run_list list;
+	char **roles;
+	int64_t done = create_bisection(fixture->store, "ath9k-ps", "{\"done\": true}");
+	int64_t running = create_bisection(fixture->store, "ath9k-ps", "{\"symptom\": null}");
+	int64_t bad = queue_run(fixture->store, "ath9k-ps", "c1afdaff");
+	int64_t good = queue_run(fixture->store, "ath9k-ps", "v3.3");
+	int64_t candidate = queue_run(fixture->store, "ath9k-ps", "abcd");
+
+	assert_int_equal(store_bisection_add_run(fixture->store, done, good, "good-end"), 0);
+	finish_run(fixture->store, good, RUN_PASS);
+	assert_int_equal(store_bisection_finish(fixture->store, done, STORE_BISECTION_DONE,
+						"{\"first_bad\": \"abcd\"}"),
+			 0);
+	assert_int_equal(store_bisection_add_run(fixture->store, running, bad, "bad-end"), 0);
+	finish_run_with_w3_result(fixture->store, bad);
+	assert_int_equal(store_bisection_set_spec(fixture->store, running, spec), 0);
+	assert_int_equal(store_bisection_add_run(fixture->store, running, candidate, "candidate"), 0);
+	assert_int_equal(store_run_start(fixture->store, candidate, "vb02"), 0);
+	/* the coordinator dies here: nothing more is written */
+	reopen(fixture);
+
+	assert_bisection(fixture->store, done, STORE_BISECTION_DONE, "{\"done\": true}",
+			 "{\"first_bad\": \"abcd\"}");
+	assert_int_equal(store_bisection_latest(fixture->store, &latest), 0);
+	assert_int_equal(latest.id, running);
+	assert_int_equal(latest.state, STORE_BISECTION_RUNNING);
+	assert_string_equal(latest.job, "ath9k-ps");
+	assert_string_equal(latest.spec, spec);
+	assert_null(latest.answer);
+	store_bisection_release(&latest);
+
+	assert_int_equal(store_bisection_runs(fixture->store, running, &list, &roles), 0);
+	assert_int_equal(list.count, 2);
+	assert_int_equal(list.runs[0].id, bad);
+	assert_string_equal(roles[0], "bad-end");
+	assert_symptoms_equal(&list.runs[0], w3_symptoms, 2);
+	assert_metrics_equal(&list.runs[0], w3_metrics, 3);
+	assert_int_equal(list.runs[1].id, candidate);
+	assert_string_equal(roles[1], "candidate");
+	assert_int_equal(list.runs[1].state, RUN_RUNNING);
+	store_bisection_roles_free(roles, list.count);
+	store_run_list_release(&list);
+	assert_int_equal(store_bisection_runs(fixture->store, done, &list, &roles), 0);
+	assert_int_equal(list.count, 1);
+	assert_string_equal(roles[0], "good-end");
+	store_bisection_roles_free(roles, list.count);
+	store_run_list_release(&list);
+
+	/* and resume carries on where it stopped */
+	assert_int_equal(store_bisection_reopen(fixture->store, running), 0);
+	assert_int_equal(store_bisection_add_run(fixture->store, running, candidate, "confirm"), -EEXIST);
+	assert_int_equal(store_bisection_finish(fixture->store, running, STORE_BISECTION_DONE, "{}"), 0);
+}
+
+/* ---- schema migration -------------------------------------------------------- */
+
+/* The version-1 schema as rackbisect shipped it (migrations[0] in store.c), kept
+ * here frozen: databases in the field were made by this text, whatever store.c
+ * says later. */
+static const char schema_version_1[] =
+	"CREATE TABLE builds ("
+	"  id INTEGER PRIMARY KEY,"
+	"  commit_id TEXT NOT NULL UNIQUE,"
+	"  tree_id TEXT NOT NULL,"
+	"  status TEXT NOT NULL CHECK (status IN ('built', 'failed')),"
+	"  release TEXT,"
+	"  artifact_path TEXT,"
+	"  log_path TEXT,"
+	"  created_at INTEGER NOT NULL"
+	");"
+	"CREATE INDEX builds_by_tree ON builds (tree_id);"
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  job TEXT NOT NULL CHECK (length(job) > 0),"
+	"  board TEXT,"
+	"  commit_id TEXT NOT NULL CHECK (length(commit_id) > 0),"
+	"  build_id INTEGER REFERENCES builds (id),"
+	"  workload TEXT NOT NULL CHECK (length(workload) > 0),"
+	"  repeat_index INTEGER NOT NULL CHECK (repeat_index >= 0),"
+	"  state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done')),"
+	"  outcome TEXT CHECK (outcome IN ('PASS', 'FAIL', 'INFRA', 'SKIP')),"
+	"  cause TEXT,"
+	"  queued_at INTEGER NOT NULL,"
+	"  started_at INTEGER,"
+	"  finished_at INTEGER,"
+	"  CHECK ((state = 'done') = (outcome IS NOT NULL)),"
+	"  CHECK (state <> 'running' OR board IS NOT NULL)"
+	");"
+	"CREATE INDEX runs_by_commit ON runs (commit_id, job);"
+	"CREATE INDEX runs_unfinished ON runs (state) WHERE state <> 'done';"
+	"CREATE TABLE symptoms ("
+	"  run_id INTEGER NOT NULL REFERENCES runs (id),"
+	"  position INTEGER NOT NULL,"
+	"  name TEXT NOT NULL CHECK (length(name) > 0),"
+	"  evidence TEXT,"
+	"  PRIMARY KEY (run_id, position)"
+	");"
+	"CREATE TABLE metrics ("
+	"  run_id INTEGER NOT NULL REFERENCES runs (id),"
+	"  position INTEGER NOT NULL,"
+	"  name TEXT NOT NULL CHECK (length(name) > 0),"
+	"  value REAL NOT NULL,"
+	"  unit TEXT,"
+	"  PRIMARY KEY (run_id, position)"
+	");"
+	"CREATE TABLE events ("
+	"  id INTEGER PRIMARY KEY,"
+	"  time INTEGER NOT NULL,"
+	"  board TEXT,"
+	"  run_id INTEGER REFERENCES runs (id),"
+	"  kind TEXT NOT NULL CHECK (length(kind) > 0),"
+	"  detail TEXT"
+	");"
+	"CREATE INDEX events_by_run ON events (run_id);"
+	"CREATE TABLE board_health ("
+	"  board TEXT PRIMARY KEY,"
+	"  consecutive_infra INTEGER NOT NULL DEFAULT 0,"
+	"  offline INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1)),"
+	"  last_health_check INTEGER"
+	");"
+	"PRAGMA user_version = 1;";
+
+/* What a version-1 rackbisect had written: a build, a failed run with the
+ * w3 symptoms and metrics, a run still queued, an event, a board's health. */
+static const char version_1_data[] =
+	"INSERT INTO builds VALUES (1, '1111', 'aaaa', 'built', '3.3.1-rc1',"
+	"  '/cache/1111/bzImage', '/cache/1111/build.log', 1000);"
+	"INSERT INTO runs VALUES (1, 'ath9k-ps', 'vb02', '1111', 1, 'w3-idle-transitions', 0,"
+	"  'done', 'FAIL', 'symptom', 2000, 2100, 2900);"
+	"INSERT INTO runs VALUES (2, 'ath9k-ps', NULL, '2222', NULL, 'w3-idle-transitions', 1,"
+	"  'queued', NULL, NULL, 3000, NULL, NULL);"
+	"INSERT INTO symptoms VALUES (1, 0, 'auth-timeout',"
+	"  'wlan0: authentication with 00:0b:6b:de:ad:01 timed out');"
+	"INSERT INTO symptoms VALUES (1, 1, 'txdma-stop-fail', 'ath: Failed to stop TX DMA, queues=0x001!');"
+	"INSERT INTO metrics VALUES (1, 0, 'reconnect_time', 1.53, 's');"
+	"INSERT INTO metrics VALUES (1, 1, 'reconnect_time', 0.84, 's');"
+	"INSERT INTO metrics VALUES (1, 2, 'ping_loss', 12.5, '%');"
+	"INSERT INTO events VALUES (1, 2500, 'vb02', 1, 'hang', 'no output for 120 s');"
+	"INSERT INTO board_health VALUES ('vb02', 2, 1, 2600);";
+
+static int64_t count_rows(const char *path, const char *sql)
+{
+	sqlite3_stmt *stmt;
+	sqlite3 *db;
+	int64_t count;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+	count = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	sqlite3_close(db);
+	return count;
+}
+
+static void test_version_1_database_migrates_keeping_its_data(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store_board_health health;
+	struct store_run_list list;
+	struct store_build build;
+	struct store_run run;
+	const char *path = fixture->path;
+	char **roles;
+	int64_t bisection, run_id;
+	int version = -1;
+	sqlite3 *db;
+
+	assert_int_equal(STORE_SCHEMA_VERSION, 2);
+	/* a version-1 database, made and filled the way version 1 did; the
+	 * fixture takes it over (reopen() and the teardown's integrity check) */
+	store_close(fixture->store);
+	fixture->store = NULL;
+	snprintf(fixture->path, sizeof(fixture->path), "%s/version-1.db", fixture->dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode = WAL; BEGIN IMMEDIATE", NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, schema_version_1, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, version_1_data, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	assert_int_equal(count_rows(path, "PRAGMA user_version"), 1);
+
+	assert_int_equal(store_open(path, &fixture->store), 0);
+	assert_int_equal(store_schema_version(fixture->store, &version), 0);
+	assert_int_equal(version, 2);
+
+	/* nothing of version 1 was lost */
+	assert_int_equal(store_run_get(fixture->store, 1, &run), 0);
+	assert_string_equal(run.job, "ath9k-ps");
+	assert_string_equal(run.board, "vb02");
+	assert_string_equal(run.commit, "1111");
+	assert_int_equal(run.build_id, 1);
+	assert_int_equal(run.state, RUN_DONE);
+	assert_int_equal(run.outcome, RUN_FAIL);
+	assert_string_equal(run.cause, "symptom");
+	assert_int_equal(run.finished_at, 2900);
+	assert_symptoms_equal(&run, w3_symptoms, 2);
+	assert_metrics_equal(&run, w3_metrics, 3);
+	store_run_release(&run);
+	assert_int_equal(store_runs_unfinished(fixture->store, &list), 0);
+	assert_int_equal(list.count, 1);
+	assert_int_equal(list.runs[0].id, 2);
+	assert_int_equal(list.runs[0].repeat_index, 1);
+	store_run_list_release(&list);
+	assert_int_equal(store_build_find_by_commit(fixture->store, "1111", &build), 0);
+	assert_string_equal(build.release, "3.3.1-rc1");
+	store_build_release(&build);
+	assert_int_equal(store_board_health_get(fixture->store, "vb02", &health), 0);
+	assert_int_equal(health.consecutive_infra, 2);
+	assert_true(health.offline);
+	assert_int_equal(count_rows(path, "SELECT count(*) FROM events WHERE kind = 'hang'"), 1);
+
+	/* the new tables work, with the old runs and new ones */
+	bisection = create_bisection(fixture->store, "ath9k-ps", "{\"bad\": \"1111\"}");
+	assert_int_equal(store_bisection_add_run(fixture->store, bisection, 1, "bad-end"), 0);
+	assert_int_equal(store_bisection_add_run(fixture->store, bisection, 1, "bad-end"), -EEXIST);
+	assert_int_equal(store_bisection_add_run(fixture->store, bisection, 99, "good-end"), -ENOENT);
+	run_id = queue_run(fixture->store, "ath9k-ps", "3333");
+	assert_int_equal(run_id, 3);
+	assert_int_equal(store_bisection_add_run(fixture->store, bisection, run_id, "good-end"), 0);
+	assert_int_equal(store_bisection_runs(fixture->store, bisection, &list, &roles), 0);
+	assert_int_equal(list.count, 2);
+	assert_int_equal(list.runs[0].id, 1);
+	assert_string_equal(roles[0], "bad-end");
+	assert_symptoms_equal(&list.runs[0], w3_symptoms, 2);
+	assert_int_equal(list.runs[1].id, run_id);
+	assert_string_equal(roles[1], "good-end");
+	store_bisection_roles_free(roles, list.count);
+	store_run_list_release(&list);
+	assert_int_equal(store_bisection_finish(fixture->store, bisection, STORE_BISECTION_DONE,
+						"{\"first_bad\": \"1111\"}"),
+			 0);
+
+	/* and a second open finds version 2 with nothing to do */
+	reopen(fixture);
+	assert_int_equal(store_schema_version(fixture->store, &version), 0);
+	assert_int_equal(version, 2);
+	assert_bisection(fixture->store, bisection, STORE_BISECTION_DONE, "{\"bad\": \"1111\"}",
+			 "{\"first_bad\": \"1111\"}");
+}
+
 /* ---- damaged files, full disks, killed writers -------------------------------- */
 
 static void write_file(const char *path, const char *text)
@@ -883,6 +1437,14 @@ int main(void)
 		STORE_TEST(test_events_are_appended),
 		STORE_TEST(test_hostile_strings_come_back_verbatim),
 		STORE_TEST(test_empty_names_are_refused),
+		STORE_TEST(test_bisection_is_created_running_and_read_back),
+		STORE_TEST(test_latest_bisection_is_the_newest_whatever_its_state),
+		STORE_TEST(test_bisection_spec_is_replaced),
+		STORE_TEST(test_bisection_finish_and_reopen_follow_the_state_rules),
+		STORE_TEST(test_bisection_add_run_refuses_missing_and_duplicate_links),
+		STORE_TEST(test_bisection_runs_come_oldest_first_with_roles_and_symptoms),
+		STORE_TEST(test_bisections_survive_close_and_reopen),
+		STORE_TEST(test_version_1_database_migrates_keeping_its_data),
 		STORE_TEST(test_a_file_that_is_not_a_database_is_reported_corrupt),
 		STORE_TEST(test_a_damaged_database_fails_cleanly),
 		STORE_TEST(test_a_full_disk_is_reported_as_enospc),

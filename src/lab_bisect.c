@@ -1,0 +1,1392 @@
+/* lab_bisect.c - bisection rounds on the lab: builds, runs, evidence, confirmation. */
+#include "lab_bisect.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "log.h"
+#include "scheduler.h"
+#include "subprocess.h"
+
+#define MAX_SPECULATIVE_BUILDS 16
+/* the bad end is run this many times on every board before "it does not
+ * show the symptom" is believed */
+#define BAD_END_ROUNDS 2
+/* rounds that teach nothing before the bisection stops instead of looping */
+#define MAX_ROUNDS_WITHOUT_EVIDENCE 3
+/* confirmation never asks more runs of one commit than this */
+#define MAX_CONFIRMATION_RUNS 12
+
+enum step { STEP_BAD_END, STEP_GOOD_ENDS, STEP_BISECT, STEP_REVERT, STEP_DONE };
+static const char *const step_names[] = { "bad-end", "good-ends", "bisect", "revert", "done" };
+
+/* One commit's runs in a round: built, then run by a scheduler of its own on
+ * its share of the boards. */
+struct group {
+	struct lab_bisect *owner;
+	char ref[64];			/* what is built */
+	struct board **boards;
+	size_t board_count;
+	unsigned int repeat;		/* runs per board */
+	const struct job_workload *workload;	/* NULL: every workload of the job */
+	struct build_result result;
+	int64_t build_id;
+	char build_failure[PATH_MAX + 64];
+	struct scheduler *scheduler;
+	bool finished;
+};
+
+struct speculative_build {
+	struct lab_bisect *owner;
+	struct build *build;
+	char ref[64];
+};
+
+struct result_record {
+	long commit;			/* graph index; -1: a good end */
+	enum bisect_result result;
+};
+
+struct lab_bisect {
+	struct lab_bisect_options options;
+	lab_bisect_done_cb done;
+	void *data;
+	struct bisect *engine;
+	struct bisect_options engine_options;
+	enum step step;
+	bool confirming;
+	unsigned int bad_end_rounds;
+	unsigned int rounds_without_evidence;
+	const struct job_workload *workload;	/* the tracked symptom's; NULL until step 1 decides */
+	struct board **pool;		/* boards that reproduced at bad */
+	size_t pool_count;
+	unsigned int *passes, *fails;	/* evidence per graph index */
+	struct result_record *records;	/* every result the engine got, in order */
+	size_t record_count, record_capacity;
+	struct group *groups;
+	size_t group_count, groups_left;
+	struct speculative_build *speculative[MAX_SPECULATIVE_BUILDS];
+	char (*built_ahead)[41];	/* commits built ahead, to count how many were used */
+	size_t built_ahead_capacity;
+	char revert_commit[41];
+	unsigned int revert_passes, revert_fails, revert_needed;
+	bool aborting;
+	bool finished;
+	struct lab_bisect_answer answer;
+};
+
+static void next_step(struct lab_bisect *lb);
+
+/* ---- the spec ------------------------------------------------------------------------------ */
+
+static const char *spec_string(const json_t *spec, const char *key)
+{
+	return json_string_value(json_object_get(spec, key));
+}
+
+static bool array_has(const json_t *list, const char *value)
+{
+	json_t *item;
+	size_t i;
+
+	json_array_foreach(list, i, item) {
+		if (value && json_string_value(item) && strcmp(json_string_value(item), value) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool spec_lists(const json_t *spec, const char *key, const char *value)
+{
+	return array_has(json_object_get(spec, key), value);
+}
+
+static void save_spec(struct lab_bisect *lb)
+{
+	char *text = json_dumps(lb->options.spec, JSON_COMPACT | JSON_SORT_KEYS);
+
+	if (!text || store_bisection_set_spec(lb->options.session->store, lb->options.bisection_id,
+					      text) != 0)
+		log_event(&lb->options.session->log, LOG_NOTICE, NULL, 0, "store-error",
+			  "cannot store the bisection's progress: %s",
+			  store_error_message(lb->options.session->store));
+	free(text);
+}
+
+static void set_step(struct lab_bisect *lb, enum step step)
+{
+	lb->step = step;
+	json_object_set_new(lb->options.spec, "step", json_string(step_names[step]));
+	save_spec(lb);
+}
+
+static enum step step_of(const json_t *spec)
+{
+	const char *name = spec_string(spec, "step");
+	size_t i;
+
+	for (i = 0; name && i < sizeof(step_names) / sizeof(step_names[0]); i++) {
+		if (strcmp(name, step_names[i]) == 0)
+			return (enum step)i;
+	}
+	return STEP_BAD_END;
+}
+
+static void progress(struct lab_bisect *lb, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void progress(struct lab_bisect *lb, const char *format, ...)
+{
+	char line[1024];
+	va_list args;
+
+	va_start(args, format);
+	vsnprintf(line, sizeof(line), format, args);
+	va_end(args);
+	log_event(&lb->options.session->log, LOG_INFO, NULL, 0, "bisect", "%s", line);
+	if (lb->options.progress)
+		lb->options.progress(line, lb->options.progress_data);
+}
+
+/* ---- evidence -------------------------------------------------------------------------------- */
+
+static bool has_symptom(const struct store_run *run, const char *symptom)
+{
+	size_t i;
+
+	for (i = 0; symptom && i < run->symptom_count; i++) {
+		if (strcmp(run->symptoms[i].name, symptom) == 0)
+			return true;
+	}
+	return false;
+}
+
+enum lab_bisect_evidence lab_bisect_evidence_of(const struct store_run *run, const json_t *spec,
+						const char **why)
+{
+	const char *workload = spec_string(spec, "workload");
+	const json_t *boards = json_object_get(spec, "boards");
+	const char *unused;
+
+	if (!why)
+		why = &unused;
+	*why = "";
+	if (run->state != RUN_DONE)
+		return *why = "not finished", LAB_BISECT_EVIDENCE_IGNORED;
+	if (!workload || strcmp(run->workload, workload) != 0)
+		return *why = "another workload than the symptom's", LAB_BISECT_EVIDENCE_IGNORED;
+	/* a run that never reached a board (its build failed) counts anywhere */
+	if (run->board && json_array_size(boards) && !spec_lists(spec, "boards", run->board))
+		return *why = "a board the bad end did not fail on", LAB_BISECT_EVIDENCE_IGNORED;
+	switch (run->outcome) {
+	case RUN_PASS:
+		return LAB_BISECT_EVIDENCE_PASS;
+	case RUN_SKIP:
+		return *why = "did not build or boot", LAB_BISECT_EVIDENCE_SKIP;
+	case RUN_FAIL:
+		if (has_symptom(run, spec_string(spec, "symptom")))
+			return LAB_BISECT_EVIDENCE_FAIL;
+		return *why = "FAIL with another symptom: reported, not used", LAB_BISECT_EVIDENCE_IGNORED;
+	default:
+		return *why = "INFRA: lab trouble is no evidence", LAB_BISECT_EVIDENCE_IGNORED;
+	}
+}
+
+const char *lab_bisect_evidence_name(enum lab_bisect_evidence evidence)
+{
+	static const char *const names[] = { "PASS", "FAIL", "SKIP", "ignored" };
+
+	return names[evidence];
+}
+
+static long graph_index(const struct commit_graph *graph, const char *commit)
+{
+	size_t i;
+
+	for (i = 0; commit && i < graph->count; i++) {
+		if (strcmp(graph->ids[i], commit) == 0)
+			return (long)i;
+	}
+	return -1;
+}
+
+/*
+ * Gives the engine one stored run's evidence. *where is the graph index it
+ * counted at, -1 for a good end, -2 when it was not evidence or not about a
+ * candidate (the revert).
+ */
+static int record_run(struct bisect *engine, const struct commit_graph *graph, const json_t *spec,
+		      const struct store_run *run, long *where, enum bisect_result *result)
+{
+	enum lab_bisect_evidence evidence = lab_bisect_evidence_of(run, spec, NULL);
+	long index = graph_index(graph, run->commit);
+
+	*where = -2;
+	if (evidence == LAB_BISECT_EVIDENCE_IGNORED)
+		return 0;
+	*result = evidence == LAB_BISECT_EVIDENCE_PASS ? BISECT_PASS
+		: evidence == LAB_BISECT_EVIDENCE_FAIL ? BISECT_FAIL : BISECT_SKIP;
+	if (index >= 0) {
+		*where = index;
+		return bisect_record(engine, (size_t)index, *result);
+	}
+	if (spec_lists(spec, "goods", run->commit)) {
+		*where = -1;
+		return bisect_record_good_end(engine, *result);
+	}
+	return 0;
+}
+
+static void engine_options_of(const json_t *spec, struct bisect_options *options)
+{
+	bisect_options_init(options);
+	if (json_number_value(json_object_get(spec, "confidence")) > 0)
+		options->confidence = json_number_value(json_object_get(spec, "confidence"));
+	options->max_runs = (unsigned int)json_integer_value(json_object_get(spec, "max_runs"));
+}
+
+int lab_bisect_replay(struct store *store, int64_t bisection_id, const json_t *spec,
+		      const struct commit_graph *graph, struct bisect **out)
+{
+	struct bisect_options options;
+	struct store_run_list list;
+	char **roles = NULL;
+	size_t i;
+	int rc;
+
+	engine_options_of(spec, &options);
+	if ((rc = bisect_new(graph->commits, graph->count, graph->bad_index, &options, out)))
+		return rc;
+	if ((rc = store_bisection_runs(store, bisection_id, &list, &roles)))
+		return rc;
+	for (i = 0; i < list.count && rc == 0; i++) {
+		enum bisect_result result;
+		long where;
+
+		rc = record_run(*out, graph, spec, &list.runs[i], &where, &result);
+	}
+	store_bisection_roles_free(roles, list.count);
+	store_run_list_release(&list);
+	return rc;
+}
+
+/* Live: the engine, the tallies and the records replays start from. */
+static void count_run(struct lab_bisect *lb, const struct store_run *run)
+{
+	enum bisect_result result;
+	long where;
+
+	if (record_run(lb->engine, lb->options.graph, lb->options.spec, run, &where, &result) != 0 ||
+	    where == -2)
+		return;
+	lb->answer.evidence_runs++;
+	if (where >= 0) {
+		lb->passes[where] += result == BISECT_PASS;
+		lb->fails[where] += result == BISECT_FAIL;
+	}
+	if (lb->record_count == lb->record_capacity) {
+		size_t capacity = lb->record_capacity ? 2 * lb->record_capacity : 64;
+		struct result_record *grown = realloc(lb->records, capacity * sizeof(*grown));
+
+		if (!grown)
+			return;
+		lb->records = grown;
+		lb->record_capacity = capacity;
+	}
+	lb->records[lb->record_count++] = (struct result_record){ where, result };
+}
+
+/* ---- rounds: groups of runs ---------------------------------------------------------------- */
+
+static void round_begin(struct lab_bisect *lb)
+{
+	size_t i;
+
+	for (i = 0; i < lb->group_count; i++) {
+		scheduler_free(lb->groups[i].scheduler);
+		free(lb->groups[i].boards);
+	}
+	free(lb->groups);
+	lb->groups = NULL;
+	lb->group_count = lb->groups_left = 0;
+}
+
+static struct group *round_add(struct lab_bisect *lb, const char *ref,
+			       const struct job_workload *workload, unsigned int repeat)
+{
+	struct group *grown = realloc(lb->groups, (lb->group_count + 1) * sizeof(*grown)), *group;
+
+	if (!grown)
+		return NULL;
+	lb->groups = grown;
+	group = &lb->groups[lb->group_count++];
+	memset(group, 0, sizeof(*group));
+	group->owner = lb;
+	snprintf(group->ref, sizeof(group->ref), "%s", ref);
+	group->workload = workload;
+	group->repeat = repeat ? repeat : 1;
+	group->boards = calloc(lb->options.session->selected_count + 1, sizeof(*group->boards));
+	return group->boards ? group : NULL;
+}
+
+static struct group *round_find(struct lab_bisect *lb, const char *ref)
+{
+	size_t i;
+
+	for (i = 0; i < lb->group_count; i++) {
+		if (strcmp(lb->groups[i].ref, ref) == 0)
+			return &lb->groups[i];
+	}
+	return NULL;
+}
+
+static void stop_with(struct lab_bisect *lb, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void stop_with(struct lab_bisect *lb, const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	vsnprintf(lb->answer.reason, sizeof(lb->answer.reason), format, args);
+	va_end(args);
+	lb->aborting = true;
+}
+
+static void group_finished(struct lab_bisect *lb, struct group *group);
+static void count_built_ahead_use(struct lab_bisect *lb, const char *commit);
+
+static void on_group_done(struct scheduler *scheduler, void *data)
+{
+	struct group *group = data;
+
+	(void)scheduler;
+	group_finished(group->owner, group);
+}
+
+static void record_build(struct lab_bisect *lb, struct group *group)
+{
+	const struct build_result *build = &group->result;
+
+	if (store_build_record(lb->options.session->store, &(struct store_build){
+		    .commit = build->commit, .tree = build->tree_id,
+		    .status = build->status == 0 ? BUILD_BUILT : BUILD_FAILED,
+		    .release = build->status == 0 ? build->release : NULL,
+		    .artifact_path = build->status == 0 ? build->image : NULL,
+		    .log_path = build->log }, &group->build_id) != 0)
+		log_event(&lb->options.session->log, LOG_NOTICE, NULL, 0, "store-error", "%s",
+			  store_error_message(lb->options.session->store));
+}
+
+static void start_group_runs(struct lab_bisect *lb, struct group *group)
+{
+	struct lab_session *session = lb->options.session;
+	struct scheduler_options options = {
+		.environment = &session->environment,
+		.boards = group->boards,
+		.board_count = group->board_count,
+		.spec = {
+			.commit = group->result.commit,
+			.build_id = group->build_id,
+			.image = group->result.status == 0 ? group->result.image : NULL,
+			.release = group->result.release,
+			.build_failure = group->result.status == 0 ? NULL : group->build_failure,
+		},
+		.repeat_factor = group->repeat,
+		.only_workload = group->workload,
+	};
+
+	snprintf(group->build_failure, sizeof(group->build_failure), "build of %.12s failed (log: %s)", group->result.commit,
+		 group->result.log);
+	if (scheduler_start(&options, on_group_done, group, &group->scheduler) != 0) {
+		stop_with(lb, "cannot schedule the runs of %.12s", group->result.commit);
+		group_finished(lb, group);
+	}
+}
+
+static void on_group_built(struct build *build, const struct build_result *result, void *data)
+{
+	struct group *group = data;
+	struct lab_bisect *lb = group->owner;
+
+	(void)build;
+	group->result = *result;
+	group->result.error_text = NULL;
+	if (result->status && result->status != -ENOEXEC) {
+		stop_with(lb, "building %s: %s", group->ref,
+			  result->error_text ? result->error_text : strerror(-result->status));
+		group_finished(lb, group);
+		return;
+	}
+	log_event(&lb->options.session->log, LOG_INFO, NULL, 0,
+		  result->status ? "build-failed" : "built", "%s %s%s", result->commit,
+		  result->status ? result->log : result->release, result->cached ? " (cached)" : "");
+	count_built_ahead_use(lb, result->commit);
+	record_build(lb, group);
+	start_group_runs(lb, group);
+}
+
+static void start_speculative_builds(struct lab_bisect *lb);
+
+static void round_launch(struct lab_bisect *lb)
+{
+	size_t i;
+
+	lb->groups_left = lb->group_count;
+	if (lb->group_count == 0) {
+		stop_with(lb, "nothing left to run");
+		next_step(lb);
+		return;
+	}
+	for (i = 0; i < lb->group_count; i++) {
+		struct group *group = &lb->groups[i];
+		struct build_request request;
+
+		lab_session_build_request(lb->options.session, group->ref, &request);
+		if (build_start(&lb->options.session->loop, &request, on_group_built, group, NULL) != 0) {
+			stop_with(lb, "cannot start building %s", group->ref);
+			group_finished(lb, group);
+		}
+	}
+	if (lb->step == STEP_BISECT && !lb->confirming)
+		start_speculative_builds(lb);
+}
+
+static void process_round(struct lab_bisect *lb);
+
+static void group_finished(struct lab_bisect *lb, struct group *group)
+{
+	if (group->finished)
+		return;
+	group->finished = true;
+	if (--lb->groups_left == 0)
+		process_round(lb);
+}
+
+/* The round's finished runs, read back with their symptoms. */
+static int round_runs(struct lab_bisect *lb, struct store_run_list *list)
+{
+	size_t g, c, count, n = 0;
+
+	memset(list, 0, sizeof(*list));
+	for (g = 0; g < lb->group_count; g++) {
+		if (lb->groups[g].scheduler) {
+			scheduler_cells(lb->groups[g].scheduler, &count);
+			n += count;
+		}
+	}
+	list->runs = calloc(n + 1, sizeof(*list->runs));
+	if (!list->runs)
+		return -ENOMEM;
+	for (g = 0; g < lb->group_count; g++) {
+		const struct scheduler_cell *cells;
+
+		if (!lb->groups[g].scheduler)
+			continue;
+		cells = scheduler_cells(lb->groups[g].scheduler, &count);
+		for (c = 0; c < count; c++) {
+			if (cells[c].run_id && store_run_get(lb->options.session->store, cells[c].run_id,
+							     &list->runs[list->count]) == 0)
+				list->count++;
+		}
+	}
+	return 0;
+}
+
+/* ---- speculative builds: the likely next round, built while boards run ------------------- */
+
+static void remember_built_ahead(struct lab_bisect *lb, const char *commit)
+{
+	if (lb->answer.built_ahead == lb->built_ahead_capacity) {
+		size_t capacity = lb->built_ahead_capacity ? 2 * lb->built_ahead_capacity : 32;
+		char (*grown)[41] = realloc(lb->built_ahead, capacity * sizeof(*grown));
+
+		if (!grown)
+			return;
+		lb->built_ahead = grown;
+		lb->built_ahead_capacity = capacity;
+	}
+	snprintf(lb->built_ahead[lb->answer.built_ahead++], 41, "%s", commit);
+}
+
+/* A group's commit that was built ahead: the speculation paid. */
+static void count_built_ahead_use(struct lab_bisect *lb, const char *commit)
+{
+	size_t i;
+
+	for (i = 0; i < lb->answer.built_ahead; i++) {
+		if (strcmp(lb->built_ahead[i], commit) == 0) {
+			lb->answer.built_ahead_used++;
+			lb->built_ahead[i][0] = '\0';	/* counted once */
+			return;
+		}
+	}
+}
+
+static void on_speculative_built(struct build *build, const struct build_result *result, void *data)
+{
+	struct speculative_build *speculative = data;
+	struct lab_bisect *lb = speculative->owner;
+	size_t i;
+
+	(void)build;
+	if (!lb) {	/* the bisection ended and cancelled it */
+		free(speculative);
+		return;
+	}
+	log_event(&lb->options.session->log, LOG_INFO, NULL, 0, "built-ahead", "%s %s", result->commit,
+		  result->status == 0 ? result->release : "did not build");
+	if (result->commit[0])
+		remember_built_ahead(lb, result->commit);
+	for (i = 0; i < MAX_SPECULATIVE_BUILDS; i++) {
+		if (lb->speculative[i] == speculative)
+			lb->speculative[i] = NULL;
+	}
+	free(speculative);
+}
+
+static void build_ahead(struct lab_bisect *lb, const char *ref)
+{
+	struct speculative_build *speculative;
+	struct build_request request;
+	size_t i, slot = MAX_SPECULATIVE_BUILDS;
+
+	if (round_find(lb, ref))
+		return;
+	for (i = 0; i < MAX_SPECULATIVE_BUILDS; i++) {
+		if (lb->speculative[i] && strcmp(lb->speculative[i]->ref, ref) == 0)
+			return;
+		if (!lb->speculative[i] && slot == MAX_SPECULATIVE_BUILDS)
+			slot = i;
+	}
+	if (slot == MAX_SPECULATIVE_BUILDS || !(speculative = calloc(1, sizeof(*speculative))))
+		return;
+	speculative->owner = lb;
+	snprintf(speculative->ref, sizeof(speculative->ref), "%s", ref);
+	lab_session_build_request(lb->options.session, ref, &request);
+	if (build_start(&lb->options.session->loop, &request, on_speculative_built, speculative,
+			&speculative->build) != 0) {
+		free(speculative);
+		return;
+	}
+	lb->speculative[slot] = speculative;
+}
+
+/* What the engine would propose after this round if its runs came back
+ * `assumed`: the engine is rebuilt from the records (results only, no I/O). */
+static void propose_after(struct lab_bisect *lb, const size_t *proposals, size_t count,
+			  const enum bisect_result *assumed, size_t *next, size_t *next_count)
+{
+	const struct commit_graph *graph = lb->options.graph;
+	struct bisect *what_if;
+	size_t i;
+
+	*next_count = 0;
+	if (bisect_new(graph->commits, graph->count, graph->bad_index, &lb->engine_options,
+		       &what_if) != 0)
+		return;
+	for (i = 0; i < lb->record_count; i++) {
+		if (lb->records[i].commit >= 0)
+			bisect_record(what_if, (size_t)lb->records[i].commit, lb->records[i].result);
+		else
+			bisect_record_good_end(what_if, lb->records[i].result);
+	}
+	for (i = 0; i < count; i++)
+		bisect_record(what_if, proposals[i], assumed[i]);
+	bisect_next(what_if, lb->pool_count, next, next_count);
+	bisect_free(what_if);
+}
+
+/*
+ * The next round depends on this one's results. With up to 3 commits in
+ * the round every combination of results is built for (at most 8 cases, so
+ * the next round always finds its kernels built: one board, two cases);
+ * with more, only "all pass" and "all fail", which cover the two ends of
+ * the range.
+ */
+static void start_speculative_builds(struct lab_bisect *lb)
+{
+	const struct commit_graph *graph = lb->options.graph;
+	size_t *proposals = calloc(lb->group_count + 1, sizeof(*proposals));
+	size_t *next = calloc(lb->pool_count + 1, sizeof(*next));
+	enum bisect_result assumed[64];
+	size_t g, i, n, count = 0, next_count, cases;
+
+	for (g = 0; proposals && g < lb->group_count && count < 64; g++) {
+		long index = graph_index(graph, lb->groups[g].ref);
+
+		if (index >= 0)
+			proposals[count++] = (size_t)index;
+	}
+	cases = count <= 3 ? (size_t)1 << count : 2;
+	for (i = 0; next && proposals && i < cases; i++) {
+		for (n = 0; n < count; n++)	/* case i: bit n set = proposal n fails */
+			assumed[n] = (count <= 3 ? (i >> n) & 1 : i) ? BISECT_FAIL : BISECT_PASS;
+		propose_after(lb, proposals, count, assumed, next, &next_count);
+		for (n = 0; n < next_count; n++)
+			build_ahead(lb, graph->ids[next[n]]);
+	}
+	free(proposals);
+	free(next);
+}
+
+static void cancel_speculative_builds(struct lab_bisect *lb)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_SPECULATIVE_BUILDS; i++) {
+		if (lb->speculative[i])
+			build_cancel(lb->speculative[i]->build);
+	}
+}
+
+/* ---- step 1: the bad end ----------------------------------------------------------------- */
+
+static const struct job_workload *find_workload(const struct job *job, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < job->workload_count; i++) {
+		if (strcmp(job->workloads[i].name, name) == 0)
+			return &job->workloads[i];
+	}
+	return NULL;
+}
+
+static void start_bad_end(struct lab_bisect *lb)
+{
+	struct lab_session *session = lb->options.session;
+	struct group *group;
+	size_t i;
+
+	round_begin(lb);
+	lb->bad_end_rounds++;
+	group = round_add(lb, lb->options.graph->ids[lb->options.graph->bad_index],
+			  find_workload(session->job, spec_string(lb->options.spec, "workload")), 1);
+	if (!group) {
+		stop_with(lb, "out of memory");
+		next_step(lb);
+		return;
+	}
+	for (i = 0; i < session->selected_count; i++)
+		group->boards[group->board_count++] = session->selected[i];
+	progress(lb, "checking the bad end %.12s on %zu boards (%s): it must show the symptom",
+		 group->ref, group->board_count, group->workload ? group->workload->name
+		 : "every workload");
+	round_launch(lb);
+}
+
+/* The symptoms the job can track, in job order, "hang" last. */
+static size_t symptom_names(const struct job *job, const char **names, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < job->symptom_count && n + 1 < max; i++)
+		names[n++] = job->symptoms[i].name;
+	names[n++] = "hang";
+	return n;
+}
+
+/* Runs at bad that show `symptom` in `workload` (NULL: any workload). */
+static unsigned int count_showing(const struct store_run_list *list, const char *symptom,
+				  const char *workload)
+{
+	unsigned int count = 0;
+	size_t i;
+
+	for (i = 0; i < list->count; i++) {
+		const struct store_run *run = &list->runs[i];
+
+		count += run->outcome == RUN_FAIL && has_symptom(run, symptom) &&
+			(!workload || strcmp(run->workload, workload) == 0);
+	}
+	return count;
+}
+
+/* Which symptom, in which workload, on which boards: the one the bad end
+ * shows most (or the one asked for), in the workload that shows it most. */
+static bool choose_symptom(struct lab_bisect *lb, const struct store_run_list *bad_runs)
+{
+	const struct job *job = lb->options.session->job;
+	const char *wanted = spec_string(lb->options.spec, "symptom");
+	const char *names[64], *symptom = NULL;
+	const struct job_workload *workload = NULL;
+	unsigned int best = 0, count;
+	size_t n = symptom_names(job, names, 64), i;
+	json_t *boards;
+
+	for (i = 0; i < n; i++) {
+		count = count_showing(bad_runs, names[i], NULL);
+		if ((!wanted || strcmp(wanted, names[i]) == 0) && count > best) {
+			best = count;
+			symptom = names[i];
+		}
+	}
+	if (!symptom)
+		return false;
+	best = 0;
+	for (i = 0; i < job->workload_count; i++) {
+		count = count_showing(bad_runs, symptom, job->workloads[i].name);
+		if (count > best) {
+			best = count;
+			workload = &job->workloads[i];
+		}
+	}
+	boards = json_array();
+	for (i = 0; i < bad_runs->count; i++) {
+		const struct store_run *run = &bad_runs->runs[i];
+
+		if (run->outcome == RUN_FAIL && has_symptom(run, symptom) &&
+		    strcmp(run->workload, workload->name) == 0 &&
+		    !array_has(boards, run->board))
+			json_array_append_new(boards, json_string(run->board));
+	}
+	json_object_set_new(lb->options.spec, "symptom", json_string(symptom));
+	json_object_set_new(lb->options.spec, "workload", json_string(workload->name));
+	json_object_set_new(lb->options.spec, "boards", boards);
+	return true;
+}
+
+static void make_pool(struct lab_bisect *lb)
+{
+	struct lab_session *session = lb->options.session;
+	size_t i;
+
+	free(lb->pool);
+	lb->pool = calloc(session->selected_count + 1, sizeof(*lb->pool));
+	lb->pool_count = 0;
+	for (i = 0; lb->pool && i < session->selected_count; i++) {
+		if (spec_lists(lb->options.spec, "boards", session->selected[i]->name))
+			lb->pool[lb->pool_count++] = session->selected[i];
+	}
+	lb->workload = find_workload(session->job, spec_string(lb->options.spec, "workload"));
+	snprintf(lb->answer.symptom, sizeof(lb->answer.symptom), "%s",
+		 spec_string(lb->options.spec, "symptom"));
+	snprintf(lb->answer.workload, sizeof(lb->answer.workload), "%s",
+		 lb->workload ? lb->workload->name : "");
+}
+
+static void count_stored_runs(struct lab_bisect *lb, const char *role)
+{
+	struct store_run_list list;
+	char **roles = NULL;
+	size_t i;
+
+	if (store_bisection_runs(lb->options.session->store, lb->options.bisection_id, &list,
+				 &roles) != 0)
+		return;
+	for (i = 0; i < list.count; i++) {
+		if (!role || strcmp(roles[i], role) == 0)
+			count_run(lb, &list.runs[i]);
+	}
+	store_bisection_roles_free(roles, list.count);
+	store_run_list_release(&list);
+}
+
+static void pool_names(const struct lab_bisect *lb, char *out, size_t len)
+{
+	size_t i, used = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < lb->pool_count && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%s", i ? "," : "", lb->pool[i]->name);
+}
+
+/* Only the bad end's runs decide (on resume, some are from before the stop). */
+static void keep_bad_end_runs(struct store_run_list *list, char **roles)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < list->count; i++) {
+		if (strcmp(roles[i], "bad-end") != 0)
+			store_run_release(&list->runs[i]);
+		else
+			list->runs[kept++] = list->runs[i];
+	}
+	list->count = kept;
+}
+
+static void bad_end_done(struct lab_bisect *lb)
+{
+	struct store_run_list list;
+	char **roles = NULL;
+	char names[512];
+	size_t role_count;
+	bool chosen;
+
+	if (store_bisection_runs(lb->options.session->store, lb->options.bisection_id, &list,
+				 &roles) != 0) {
+		stop_with(lb, "cannot read the bisection's runs: %s",
+			  store_error_message(lb->options.session->store));
+		return;
+	}
+	role_count = list.count;
+	keep_bad_end_runs(&list, roles);
+	store_bisection_roles_free(roles, role_count);
+	chosen = choose_symptom(lb, &list);
+	if (!chosen && lb->bad_end_rounds >= BAD_END_ROUNDS) {
+		lb->answer.state = BISECT_NO_REGRESSION;
+		snprintf(lb->answer.reason, sizeof(lb->answer.reason),
+			 "the bad end %.12s showed %s in none of %zu runs: no regression to bisect",
+			 lb->options.graph->ids[lb->options.graph->bad_index],
+			 spec_string(lb->options.spec, "symptom") ? spec_string(lb->options.spec, "symptom")
+			 : "any symptom", list.count);
+		set_step(lb, STEP_DONE);
+	}
+	store_run_list_release(&list);
+	if (!chosen)
+		return;	/* the bad end again, or done */
+	make_pool(lb);
+	count_stored_runs(lb, "bad-end");
+	pool_names(lb, names, sizeof(names));
+	progress(lb, "bad end shows %s in %s on %zu boards (%s)", lb->answer.symptom,
+		 lb->answer.workload, lb->pool_count, names);
+	set_step(lb, STEP_GOOD_ENDS);
+}
+
+/* ---- step 2: the good ends ------------------------------------------------------------------ */
+
+static void start_good_ends(struct lab_bisect *lb)
+{
+	json_t *goods = json_object_get(lb->options.spec, "goods");
+	size_t good_count = json_array_size(goods), i;
+
+	round_begin(lb);
+	for (i = 0; i < good_count; i++)
+		round_add(lb, json_string_value(json_array_get(goods, i)), lb->workload, 1);
+	/* every board runs a good end; with several goods, round-robin */
+	for (i = 0; i < lb->pool_count && lb->group_count; i++) {
+		struct group *group = &lb->groups[i % lb->group_count];
+
+		group->boards[group->board_count++] = lb->pool[i];
+	}
+	for (i = 0; i < lb->group_count; i++) {
+		if (lb->groups[i].board_count == 0)	/* more goods than boards */
+			lb->groups[i].boards[lb->groups[i].board_count++] = lb->pool[i % lb->pool_count];
+	}
+	progress(lb, "checking %zu good end%s on %zu boards: %s must not show", good_count,
+		 good_count == 1 ? "" : "s", lb->pool_count, lb->answer.symptom);
+	round_launch(lb);
+}
+
+static void good_ends_done(struct lab_bisect *lb, const struct store_run_list *list)
+{
+	size_t i, evidence = 0;
+
+	for (i = 0; i < list->count; i++) {
+		const struct store_run *run = &list->runs[i];
+		enum lab_bisect_evidence kind = lab_bisect_evidence_of(run, lb->options.spec, NULL);
+
+		if (kind == LAB_BISECT_EVIDENCE_FAIL) {
+			stop_with(lb, "the good end %.12s shows %s too (run %" PRId64 " on %s): these ends "
+				  "do not bracket a regression of it; give an older --good or another "
+				  "--symptom", run->commit, lb->answer.symptom, run->id, run->board);
+			return;
+		}
+		if (kind == LAB_BISECT_EVIDENCE_SKIP) {
+			stop_with(lb, "the good end %.12s did not build or boot (run %" PRId64 "): a good "
+				  "end must run", run->commit, run->id);
+			return;
+		}
+		evidence += kind == LAB_BISECT_EVIDENCE_PASS;
+		count_run(lb, run);
+	}
+	if (!evidence) {
+		stop_with(lb, "no run of the good ends finished (lab trouble): see `rackbisect runs`");
+		return;
+	}
+	set_step(lb, STEP_BISECT);
+}
+
+/* ---- step 3-4: rounds and confirmation -------------------------------------------------------- */
+
+static struct board **online_pool(struct lab_bisect *lb, size_t *count)
+{
+	struct board **online = calloc(lb->pool_count + 1, sizeof(*online));
+	size_t i;
+
+	*count = 0;
+	for (i = 0; online && i < lb->pool_count; i++) {
+		if (!lb->pool[i]->offline)
+			online[(*count)++] = lb->pool[i];
+	}
+	return online;
+}
+
+/* Proposals (graph indexes, repeats adjacent) onto the online boards, one each. */
+static void launch_proposals(struct lab_bisect *lb, const size_t *proposals, size_t count,
+			     struct board **boards)
+{
+	const struct commit_graph *graph = lb->options.graph;
+	size_t i;
+
+	/* stored, so that a resumed bisection goes on counting */
+	json_object_set_new(lb->options.spec, "rounds", json_integer(lb->answer.rounds));
+	save_spec(lb);
+	round_begin(lb);
+	for (i = 0; i < count; i++) {
+		struct group *group = round_find(lb, graph->ids[proposals[i]]);
+
+		if (!group)
+			group = round_add(lb, graph->ids[proposals[i]], lb->workload, 1);
+		if (group)
+			group->boards[group->board_count++] = boards[i];
+	}
+	round_launch(lb);
+}
+
+/* Passes a parent needs: a commit failing at rate p fails at least once in n
+ * runs with probability 1 - (1 - p)^n; n makes that the confidence. */
+static unsigned int passes_needed(double fail_rate, double confidence)
+{
+	double p = fail_rate < 0.05 ? 0.05 : fail_rate > 0.999 ? 0.999 : fail_rate;
+	double n = ceil(log(1 - confidence) / log(1 - p));
+
+	return n < 1 ? 1 : n > MAX_CONFIRMATION_RUNS ? MAX_CONFIRMATION_RUNS : (unsigned int)n;
+}
+
+/* The runs confirmation still wants, at most `room`; 0 when confirmed. */
+static size_t confirmation_needs(struct lab_bisect *lb, const struct bisect_status *status,
+				 size_t *proposals, size_t room)
+{
+	const struct bisect_commit *culprit = &lb->options.graph->commits[status->best];
+	unsigned int needed = passes_needed(status->fail_rate_estimate,
+					    lb->engine_options.confidence);
+	size_t count = 0, i;
+	unsigned int more;
+
+	if (lb->fails[status->best] == 0 && count < room)
+		proposals[count++] = status->best;
+	for (i = 0; i < culprit->parent_count; i++) {
+		size_t parent = culprit->parents[i];
+
+		for (more = lb->passes[parent]; more < needed && count < room; more++)
+			proposals[count++] = parent;
+	}
+	return count;
+}
+
+static void describe_confirmation(struct lab_bisect *lb, const struct bisect_status *status)
+{
+	const struct commit_graph *graph = lb->options.graph;
+	const struct bisect_commit *culprit = &graph->commits[status->best];
+	size_t used, i;
+
+	used = (size_t)snprintf(lb->answer.confirmation, sizeof(lb->answer.confirmation),
+				"%.12s failed with %s in %u run%s", graph->ids[status->best],
+				lb->answer.symptom, lb->fails[status->best],
+				lb->fails[status->best] == 1 ? "" : "s");
+	for (i = 0; i < culprit->parent_count && used < sizeof(lb->answer.confirmation); i++) {
+		size_t parent = culprit->parents[i];
+
+		used += (size_t)snprintf(lb->answer.confirmation + used,
+					 sizeof(lb->answer.confirmation) - used,
+					 "; parent %.12s passed %u of %u", graph->ids[parent],
+					 lb->passes[parent], lb->passes[parent] + lb->fails[parent]);
+	}
+	if (culprit->parent_count == 0 && used < sizeof(lb->answer.confirmation))
+		snprintf(lb->answer.confirmation + used, sizeof(lb->answer.confirmation) - used,
+			 "; its parent is a good end, checked first");
+}
+
+static void bisect_round(struct lab_bisect *lb)
+{
+	const struct commit_graph *graph = lb->options.graph;
+	struct bisect_status status;
+	size_t online_count, count = 0;
+	struct board **online = online_pool(lb, &online_count);
+	size_t *proposals = calloc(lb->pool_count + 1, sizeof(*proposals));
+
+	bisect_status(lb->engine, &status);
+	if (!online || !proposals) {
+		stop_with(lb, "out of memory");
+	} else if (online_count == 0) {
+		stop_with(lb, "no board that reproduces %s is online: see `rackbisect runs` and the "
+			  "boards' health checks", lb->answer.symptom);
+	} else if (status.state == BISECT_FOUND &&
+		   (count = confirmation_needs(lb, &status, proposals, online_count)) == 0) {
+		describe_confirmation(lb, &status);
+		lb->confirming = false;
+		set_step(lb, json_is_true(json_object_get(lb->options.spec, "revert_check"))
+			 ? STEP_REVERT : STEP_DONE);
+	} else if (status.state == BISECT_FOUND) {
+		lb->confirming = true;
+		lb->answer.rounds++;
+		progress(lb, "round %u: confirming %.12s (probability %.4f): %zu run%s", lb->answer.rounds,
+			 graph->ids[status.best], status.best_probability, count, count == 1 ? "" : "s");
+		launch_proposals(lb, proposals, count, online);
+	} else if (status.state == BISECT_RUNNING &&
+		   bisect_next(lb->engine, online_count, proposals, &count) == 0 && count) {
+		lb->confirming = false;
+		lb->answer.rounds++;
+		progress(lb, "round %u: %zu candidates left, best %.12s at %.4f, %u runs so far "
+			 "(p estimate %.2f); testing %zu", lb->answer.rounds, status.candidates_left,
+			 graph->ids[status.best], status.best_probability, lb->answer.runs,
+			 status.fail_rate_estimate, count);
+		launch_proposals(lb, proposals, count, online);
+	} else {
+		set_step(lb, STEP_DONE);
+	}
+	free(online);
+	free(proposals);
+	if (!lb->groups_left && !lb->finished && (lb->aborting || lb->step != STEP_BISECT))
+		next_step(lb);
+}
+
+/* ---- step 5: the revert -------------------------------------------------------------------- */
+
+/* The culprit reverted on top of bad, as a commit of the tree (made in a
+ * worktree of our own, so the user's checkout is untouched). */
+static int make_revert(struct lab_bisect *lb, const char *culprit, char *error, size_t len)
+{
+	const char *tree = lb->options.session->tree;
+	const char *bad = lb->options.graph->ids[lb->options.graph->bad_index];
+	char work[PATH_MAX], *output = NULL;
+	int rc;
+
+	snprintf(work, sizeof(work), "/tmp/.rackbisect-revert-%d", (int)getpid());
+	{
+		char *add[] = { "git", "-C", (char *)tree, "worktree", "add", "--detach", "--quiet",
+				work, (char *)bad, NULL };
+		char *revert[] = { "git", "-C", work, "-c", "user.name=rackbisect",
+				   "-c", "user.email=rackbisect@localhost", "revert", "--no-edit",
+				   (char *)culprit, NULL };
+		char *head[] = { "git", "-C", work, "rev-parse", "HEAD", NULL };
+		char *remove[] = { "git", "-C", (char *)tree, "worktree", "remove", "--force", work,
+				   NULL };
+
+		rc = subprocess_run(add, NULL, NULL);
+		if (rc == 0 && (rc = subprocess_run(revert, NULL, &output)) != 0)
+			snprintf(error, len, "%.12s does not revert cleanly on top of %.12s: %s", culprit,
+				 bad, output ? output : "");
+		free(output);
+		output = NULL;
+		if (rc == 0 && subprocess_run(head, NULL, &output) == 0 && output) {
+			snprintf(lb->revert_commit, sizeof(lb->revert_commit), "%.40s", output);
+		} else if (rc == 0) {
+			snprintf(error, len, "cannot read the revert commit");
+			rc = -EIO;
+		}
+		free(output);
+		subprocess_run(remove, NULL, NULL);
+	}
+	return rc;
+}
+
+static void start_revert(struct lab_bisect *lb)
+{
+	struct bisect_status status;
+	struct group *group;
+	char error[512] = "";
+	size_t online_count, i;
+	struct board **online = online_pool(lb, &online_count);
+
+	bisect_status(lb->engine, &status);
+	lb->revert_needed = passes_needed(status.fail_rate_estimate, lb->engine_options.confidence);
+	if (make_revert(lb, lb->options.graph->ids[status.best], error, sizeof(error)) != 0 ||
+	    !online || online_count == 0) {
+		snprintf(lb->answer.revert, sizeof(lb->answer.revert), "not checked: %s",
+			 error[0] ? error : "no board online");
+		free(online);
+		set_step(lb, STEP_DONE);
+		next_step(lb);
+		return;
+	}
+	round_begin(lb);
+	group = round_add(lb, lb->revert_commit, lb->workload,
+			  (unsigned int)((lb->revert_needed + online_count - 1) / online_count));
+	for (i = 0; group && i < online_count; i++)
+		group->boards[group->board_count++] = online[i];
+	free(online);
+	progress(lb, "revert check: %.12s reverted on top of bad (%.12s), %zu runs",
+		 lb->options.graph->ids[status.best], lb->revert_commit,
+		 group ? group->repeat * group->board_count : 0);
+	round_launch(lb);
+}
+
+static void revert_done(struct lab_bisect *lb, const struct store_run_list *list)
+{
+	size_t i;
+	int64_t failed_run = 0;
+
+	for (i = 0; i < list->count; i++) {
+		enum lab_bisect_evidence kind = lab_bisect_evidence_of(&list->runs[i], lb->options.spec,
+								       NULL);
+
+		lb->revert_passes += kind == LAB_BISECT_EVIDENCE_PASS;
+		if (kind == LAB_BISECT_EVIDENCE_FAIL) {
+			lb->revert_fails++;
+			failed_run = list->runs[i].id;
+		}
+	}
+	lb->answer.revert_failed = lb->revert_fails > 0;
+	if (lb->revert_fails)
+		snprintf(lb->answer.revert, sizeof(lb->answer.revert),
+			 "the revert (%.12s) still fails with %s (run %" PRId64 "): the culprit is not "
+			 "the whole story", lb->revert_commit, lb->answer.symptom, failed_run);
+	else
+		snprintf(lb->answer.revert, sizeof(lb->answer.revert),
+			 "the revert (%.12s) passes %u of %u runs", lb->revert_commit, lb->revert_passes,
+			 lb->revert_passes);
+	set_step(lb, STEP_DONE);
+}
+
+/* ---- the steps ---------------------------------------------------------------------------- */
+
+static void process_round(struct lab_bisect *lb)
+{
+	struct store_run_list list;
+	size_t i;
+
+	if (lb->aborting || lb->step == STEP_BAD_END) {
+		if (!lb->aborting)
+			bad_end_done(lb);
+		next_step(lb);
+		return;
+	}
+	if (round_runs(lb, &list) != 0) {
+		stop_with(lb, "out of memory");
+		next_step(lb);
+		return;
+	}
+	if (lb->step == STEP_GOOD_ENDS) {
+		good_ends_done(lb, &list);
+	} else if (lb->step == STEP_REVERT) {
+		revert_done(lb, &list);
+	} else {
+		unsigned int before = lb->answer.evidence_runs;
+
+		for (i = 0; i < list.count; i++)
+			count_run(lb, &list.runs[i]);
+		/* INFRA or other symptoms only: the same proposals would come back */
+		lb->rounds_without_evidence = lb->answer.evidence_runs == before
+			? lb->rounds_without_evidence + 1 : 0;
+		if (lb->rounds_without_evidence >= MAX_ROUNDS_WITHOUT_EVIDENCE)
+			stop_with(lb, "%u rounds in a row gave no evidence (lab trouble, or failures "
+				  "with another symptom than %s): see `rackbisect bisect log`",
+				  lb->rounds_without_evidence, lb->answer.symptom);
+	}
+	store_run_list_release(&list);
+	next_step(lb);
+}
+
+static void fill_answer(struct lab_bisect *lb)
+{
+	struct bisect_status status;
+
+	bisect_status(lb->engine, &status);
+	if (lb->aborting) {
+		lb->answer.state = BISECT_RUNNING;
+		return;
+	}
+	if (lb->answer.state == BISECT_NO_REGRESSION)
+		return;
+	lb->answer.state = status.state;
+	lb->answer.culprit = status.best;
+	lb->answer.probability = status.best_probability;
+	lb->answer.fail_rate_estimate = status.fail_rate_estimate;
+	if (status.state == BISECT_ONLY_SKIPPED_LEFT && status.undecided_count) {
+		lb->answer.undecided = calloc(status.undecided_count, sizeof(size_t));
+		if (lb->answer.undecided) {
+			memcpy(lb->answer.undecided, status.undecided,
+			       status.undecided_count * sizeof(size_t));
+			lb->answer.undecided_count = status.undecided_count;
+		}
+	}
+}
+
+static void finish(struct lab_bisect *lb)
+{
+	json_t *answer;
+	char *text;
+
+	if (lb->finished)
+		return;
+	lb->finished = true;
+	cancel_speculative_builds(lb);
+	fill_answer(lb);
+	answer = lab_bisect_answer_json(lb);
+	text = json_dumps(answer, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!text || store_bisection_finish(lb->options.session->store, lb->options.bisection_id,
+					    lb->aborting ? STORE_BISECTION_ABORTED
+					    : STORE_BISECTION_DONE, text) != 0)
+		log_event(&lb->options.session->log, LOG_NOTICE, NULL, 0, "store-error",
+			  "cannot store the bisection's answer: %s",
+			  store_error_message(lb->options.session->store));
+	free(text);
+	json_decref(answer);
+	lb->done(lb, lb->data);
+}
+
+static void next_step(struct lab_bisect *lb)
+{
+	if (lb->finished)
+		return;
+	if (lb->aborting) {
+		finish(lb);
+		return;
+	}
+	switch (lb->step) {
+	case STEP_BAD_END:
+		start_bad_end(lb);
+		break;
+	case STEP_GOOD_ENDS:
+		start_good_ends(lb);
+		break;
+	case STEP_BISECT:
+		bisect_round(lb);
+		break;
+	case STEP_REVERT:
+		start_revert(lb);
+		break;
+	case STEP_DONE:
+		finish(lb);
+		break;
+	}
+}
+
+/* ---- the interface -------------------------------------------------------------------------- */
+
+static const char *role_of(const struct lab_bisect *lb)
+{
+	switch (lb->step) {
+	case STEP_BAD_END:
+		return "bad-end";
+	case STEP_GOOD_ENDS:
+		return "good-end";
+	case STEP_REVERT:
+		return "revert";
+	default:
+		return lb->confirming ? "confirm" : "candidate";
+	}
+}
+
+/* Linked before the run starts: after a crash, every finished run of the
+ * bisection is found and replayed, none repeated. */
+static void on_run_queued(int64_t run_id, const struct run_spec *spec, void *data)
+{
+	struct lab_bisect *lb = data;
+
+	(void)spec;
+	lb->answer.runs++;
+	if (store_bisection_add_run(lb->options.session->store, lb->options.bisection_id, run_id,
+				    role_of(lb)) != 0)
+		log_event(&lb->options.session->log, LOG_NOTICE, NULL, run_id, "store-error",
+			  "cannot link the run to bisection %" PRId64 ": %s", lb->options.bisection_id,
+			  store_error_message(lb->options.session->store));
+}
+
+/* Resume: every finished run counted again, in order, as it was live. */
+static void resume(struct lab_bisect *lb)
+{
+	struct store_run_list list;
+	char **roles = NULL;
+
+	if (store_bisection_runs(lb->options.session->store, lb->options.bisection_id, &list,
+				 &roles) == 0) {
+		lb->answer.runs = (unsigned int)list.count;
+		store_bisection_roles_free(roles, list.count);
+		store_run_list_release(&list);
+	}
+	lb->answer.rounds = (unsigned int)json_integer_value(json_object_get(lb->options.spec, "rounds"));
+	if (lb->step == STEP_BAD_END)
+		return;	/* step 1 is decided from the stored runs when it ends */
+	make_pool(lb);
+	count_stored_runs(lb, NULL);
+	progress(lb, "resumed: %u runs stored, %u of them evidence; step %s", lb->answer.runs,
+		 lb->answer.evidence_runs, step_names[lb->step]);
+}
+
+int lab_bisect_start(const struct lab_bisect_options *options, lab_bisect_done_cb done, void *data,
+		     struct lab_bisect **out)
+{
+	const struct commit_graph *graph = options->graph;
+	struct lab_bisect *lb = calloc(1, sizeof(*lb));
+	int rc;
+
+	if (!lb)
+		return -ENOMEM;
+	lb->options = *options;
+	lb->done = done;
+	lb->data = data;
+	engine_options_of(options->spec, &lb->engine_options);
+	lb->passes = calloc(graph->count, sizeof(*lb->passes));
+	lb->fails = calloc(graph->count, sizeof(*lb->fails));
+	rc = lb->passes && lb->fails ? bisect_new(graph->commits, graph->count, graph->bad_index,
+						  &lb->engine_options, &lb->engine) : -ENOMEM;
+	if (rc) {
+		lab_bisect_free(lb);
+		return rc;
+	}
+	options->session->environment.run_queued = on_run_queued;
+	options->session->environment.run_queued_data = lb;
+	lb->step = options->resume ? step_of(options->spec) : STEP_BAD_END;
+	if (options->resume)
+		resume(lb);
+	*out = lb;
+	next_step(lb);
+	return 0;
+}
+
+const struct lab_bisect_answer *lab_bisect_answer(const struct lab_bisect *lb)
+{
+	return &lb->answer;
+}
+
+json_t *lab_bisect_answer_json(const struct lab_bisect *lb)
+{
+	const struct lab_bisect_answer *answer = &lb->answer;
+	const struct commit_graph *graph = lb->options.graph;
+	json_t *root = json_object(), *undecided = json_array();
+	bool has_culprit = answer->state == BISECT_FOUND || answer->state == BISECT_BUDGET_SPENT;
+	size_t i;
+
+	json_object_set_new(root, "state", json_string(lb->aborting ? "ABORTED"
+						       : bisect_state_name(answer->state)));
+	json_object_set_new(root, "culprit", has_culprit ? json_string(graph->ids[answer->culprit])
+			    : json_null());
+	json_object_set_new(root, "probability", json_real(has_culprit ? answer->probability : 0));
+	json_object_set_new(root, "fail_rate_estimate", json_real(answer->fail_rate_estimate));
+	json_object_set_new(root, "runs", json_integer(answer->runs));
+	json_object_set_new(root, "evidence_runs", json_integer(answer->evidence_runs));
+	json_object_set_new(root, "rounds", json_integer(answer->rounds));
+	json_object_set_new(root, "built_ahead", json_integer(answer->built_ahead));
+	json_object_set_new(root, "built_ahead_used", json_integer(answer->built_ahead_used));
+	json_object_set_new(root, "symptom", json_string(answer->symptom));
+	json_object_set_new(root, "workload", json_string(answer->workload));
+	json_object_set_new(root, "reason", json_string(answer->reason));
+	json_object_set_new(root, "confirmation", json_string(answer->confirmation));
+	json_object_set_new(root, "revert", json_string(answer->revert));
+	for (i = 0; i < answer->undecided_count; i++)
+		json_array_append_new(undecided, json_string(graph->ids[answer->undecided[i]]));
+	json_object_set_new(root, "undecided", undecided);
+	return root;
+}
+
+void lab_bisect_free(struct lab_bisect *lb)
+{
+	size_t i;
+
+	if (!lb)
+		return;
+	for (i = 0; i < MAX_SPECULATIVE_BUILDS; i++) {
+		if (lb->speculative[i])	/* cancelled by finish(); its callback comes later */
+			lb->speculative[i]->owner = NULL;
+	}
+	round_begin(lb);
+	bisect_free(lb->engine);
+	free(lb->pool);
+	free(lb->passes);
+	free(lb->fails);
+	free(lb->records);
+	free(lb->built_ahead);
+	free(lb->answer.undecided);
+	free(lb);
+}

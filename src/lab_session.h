@@ -1,0 +1,69 @@
+/*
+ * lab_session.h - what a command that drives the lab opens first: the lab
+ * and job files, the state directory and its database, the event loop, the
+ * log, the job's boards (consoles followed), the lab's coordinator lock and
+ * the run environment every run shares. `run`, `test` and `bisect` open one
+ * the same way, so a lab is always locked and cleaned up the same way.
+ *
+ *   struct lab_session session;
+ *   rc = lab_session_open(&session, &options);   // prints what is wrong
+ *   ... build_start(&session.loop, ...), scheduler_start(...) ...
+ *   uv_run(&session.loop, UV_RUN_DEFAULT);
+ *   lab_session_close(&session);                 // also after a failed open
+ */
+#ifndef RB_LAB_SESSION_H
+#define RB_LAB_SESSION_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <uv.h>
+
+#include "board.h"
+#include "build.h"
+#include "cli.h"
+#include "log.h"
+#include "run.h"
+#include "store.h"
+
+struct lab_session_options {
+	struct cli_globals *globals;
+	const char *job_path;
+	/* --boards: names, chips or tags, comma-separated; NULL: all the job selects */
+	const char *board_selector;
+	/* `test` runs inside the tree git bisect checked out */
+	bool tree_defaults_to_current_directory;
+};
+
+struct lab_session {
+	struct lab *lab;
+	struct job *job;
+	struct lab_state state;
+	struct store *store;
+	uv_loop_t loop;
+	struct log log;
+	struct board_set boards;
+	struct board **selected;	/* the job's boards, after --boards */
+	size_t selected_count;
+	struct run_environment environment;
+	char tree[PATH_MAX];		/* the kernel tree, absolute */
+	char database[PATH_MAX];
+	char runs_dir[PATH_MAX];
+	char workload_dir[PATH_MAX];
+	char cache_dir[PATH_MAX];	/* built kernels */
+	int lock_fd;
+	bool loop_ready;
+};
+
+/* 0, or a CLI exit code after printing what is wrong (CLI_EXIT_USAGE for a
+ * bad file, tree or selector; CLI_EXIT_INFRA when the state or the lock
+ * cannot be had). Runs a killed coordinator left unfinished are closed as
+ * INFRA once the lock is held. */
+int lab_session_open(struct lab_session *session, const struct lab_session_options *options);
+/* Closes the boards, runs the loop until every handle is closed, frees all. */
+void lab_session_close(struct lab_session *session);
+
+/* The kernel build request for `ref` of the session's tree, per its job. */
+void lab_session_build_request(const struct lab_session *session, const char *ref,
+			       struct build_request *request);
+
+#endif
