@@ -163,11 +163,13 @@ static const char show_usage[] =
 	"usage: rackbisect show RUN [--json] [--state DIR]\n"
 	"\n"
 	"One run: its verdict, symptoms with the kernel log lines behind them,\n"
-	"metrics, and the files kept (workload output, dmesg, console capture).\n";
+	"metrics, and the files kept (workload output, its stderr and exit status,\n"
+	"dmesg, console capture).\n";
 
 static void print_run(const struct store_command *command, const struct store_run *run)
 {
-	static const char *const files[] = { "verdict.txt", "output.ktap", "dmesg.log", "console.log" };
+	static const char *const files[] = { "verdict.txt", "output.ktap", "workload.stderr",
+					     "workload.exit", "dmesg.log", "console.log" };
 	char dir[PATH_MAX], path[PATH_MAX];
 	struct stat info;
 	size_t i;

@@ -557,6 +557,15 @@ static bool advance_request(struct ssh_request *request)
 			return true;
 		}
 		if (channel_finished(request)) {
+			/* Polling stderr (or for the exit status) reads packets
+			 * for the whole channel: the end of stdout may have come
+			 * in with the EOF after stdout was read. After EOF these
+			 * reads only take what libssh holds. */
+			read_channel_output(request, &error);
+			if (error < 0) {
+				fail_request_with_session_error(request, error, "channel failed");
+				return true;
+			}
 			complete_running_request(request);
 			return true;
 		}
