@@ -14,6 +14,33 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export RACKBISECT_BUILD=$(cd "$build" && pwd)
 
+# An integration test whose header has the line "# lane: own" runs in the
+# background from the start, beside everything else: it spends most of its
+# time waiting on its own boards, and the other tests need not wait for it.
+own_lane=""
+for t in tests/integration/test_*.sh; do
+	[ -f "$t" ] || continue
+	case "$t" in *"$filter"*) ;; *) continue ;; esac
+	grep -q '^# lane: own$' "$t" || continue
+	log=$(mktemp)
+	(timeout --kill-after=10 1500 bash "$t" >"$log" 2>&1; echo $? >"$log.status") &
+	own_lane="$own_lane $t:$log"
+done
+
+# count_integration NAME LOG STATUS: adds a finished integration test's checks
+count_integration() {
+	p=$(grep -c '^ok ' "$2")
+	f=$(grep -c '^not ok ' "$2")
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
+		failed=$((failed + 1))
+		failed_names="$failed_names $1(exit $3)"
+	elif [ "$f" -ne 0 ]; then
+		failed_names="$failed_names $1"
+	fi
+}
+
 count_cmocka() {
 	# cmocka prints "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s), listed below:"
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$1" | tail -n 1)
@@ -45,22 +72,24 @@ done
 for t in tests/integration/test_*.sh; do
 	[ -f "$t" ] || continue
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
+	grep -q '^# lane: own$' "$t" && continue
 	log=$(mktemp)
 	echo "== integration: $(basename "$t")"
 	timeout --kill-after=10 1200 bash "$t" >"$log" 2>&1
 	status=$?
 	cat "$log"
-	p=$(grep -c '^ok ' "$log")
-	f=$(grep -c '^not ok ' "$log")
-	passed=$((passed + p))
-	failed=$((failed + f))
-	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
-		failed=$((failed + 1))
-		failed_names="$failed_names $(basename "$t")(exit $status)"
-	elif [ "$f" -ne 0 ]; then
-		failed_names="$failed_names $(basename "$t")"
-	fi
+	count_integration "$(basename "$t")" "$log" "$status"
 	rm -f "$log"
+done
+
+wait	# the own-lane tests
+for entry in $own_lane; do
+	t=${entry%%:*}
+	log=${entry#*:}
+	echo "== integration (own lane): $(basename "$t")"
+	cat "$log"
+	count_integration "$(basename "$t")" "$log" "$(cat "$log.status" 2>/dev/null || echo 1)"
+	rm -f "$log" "$log.status"
 done
 
 [ -n "$failed_names" ] && echo "failing:$failed_names"
