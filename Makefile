@@ -118,7 +118,8 @@ check: $(DEPS_STAMP) all $(BUILD)/asan/rackbisect $(BUILD)/asan/rackbisect-vlab 
 demo: $(DEPS_STAMP) all
 	@bash drivers/virtual/demo.sh $(CURDIR)/$(BUILD)
 
-bench: $(DEPS_STAMP) all $(BUILD)/bench/bench_sim $(BUILD)/bench/bench_fanout
+bench: $(DEPS_STAMP) all $(BUILD)/bench/bench_sim $(BUILD)/bench/bench_fanout \
+	$(BUILD)/bench/bench_bisect
 	@bash tests/bench/run.sh $(CURDIR)/$(BUILD)
 
 clean:

@@ -6,7 +6,9 @@
 #  2. time to bring up a lab of 8 and of 64 boards (sshd each), per board;
 #  3. memory per board: PSS of the supervisor plus every board process;
 #  4. fan-out: `uname -r` on 64 and 256 boards at once, by rackbisect's own
-#     SSH transport (one uv loop) and by parallel-ssh (an ssh process each).
+#     SSH transport (one uv loop) and by parallel-ssh (an ssh process each);
+#  5. bisection on simulated test results: the engine vs `git bisect run`
+#     (real git) vs git's bisection with a repeat wrapper, accuracy and runs.
 set -eu
 build=${1:-build}
 vlab=$build/rackbisect-vlab
@@ -147,3 +149,10 @@ for n in 64 256; do
 			n, x, y, y / x, peak / 1024, per }'
 done
 "$vlab" down "$work/lab-fanout.yaml" --state "$state" >/dev/null
+
+echo
+echo "== 5. bisection: ours vs git bisect run vs a repeat wrapper (seeded, no boards)"
+# Its own trial counts and git repositories; a few minutes on two cores
+# (bench_bisect WORKDIR 0.1 gives a quick look with a tenth of the trials).
+mkdir "$work/bisect"
+"$build/bench/bench_bisect" "$work/bisect"
