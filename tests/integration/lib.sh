@@ -41,3 +41,26 @@ rackbisect_under_test() {
 		echo "$build/rackbisect"
 	fi
 }
+
+# eight_board_lab NAME PREFIX SUBNET: a lab file (on stdout) of eight boards
+# PREFIX01..PREFIX08 with the chips of labs/virtual.yaml on SUBNET.1-8, each
+# a test's own loopback addresses.
+eight_board_lab() {
+	local n=0 chip
+	echo "name: $1"
+	echo "type: virtual"
+	echo "boards:"
+	for chip in ar9285 ar9280 ar5416 ar9160 ar9287 ar9380 ar9462 ar9285; do
+		n=$((n + 1))
+		cat <<YAML
+  - name: ${2}0$n
+    chip: $chip
+    tags: [$chip]
+    transport: {host: $3.$n, port: 2222}
+    console: {driver: virtual, port: 7000}
+    boot: {driver: virtual, fallback: 3.3.0-lab-fallback}
+    limits: {boot: 60, hang: 5}
+    seed: $n
+YAML
+	done
+}

@@ -39,25 +39,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
 # Eight boards, the chips of labs/virtual.yaml, on addresses of this test.
-{
-	echo "name: bisectlab"
-	echo "type: virtual"
-	echo "boards:"
-	n=0
-	for chip in ar9285 ar9280 ar5416 ar9160 ar9287 ar9380 ar9462 ar9285; do
-		n=$((n + 1))
-		cat <<YAML
-  - name: lb0$n
-    chip: $chip
-    tags: [$chip]
-    transport: {host: 127.77.7.$n, port: 2222}
-    console: {driver: virtual, port: 7000}
-    boot: {driver: virtual, fallback: 3.3.0-lab-fallback}
-    limits: {boot: 60, hang: 5}
-    seed: $n
-YAML
-	done
-} >"$lab"
+eight_board_lab bisectlab lb 127.77.7 >"$lab"
 
 # The job's rules with shorter workloads: W3's 8 cycles miss 3.3.1's failure
 # on an RTC-reset chip with probability 0.55^8 (< 1 %), W2 runs 2 minutes of

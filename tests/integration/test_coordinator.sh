@@ -38,25 +38,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
 # Eight boards, the chips of labs/virtual.yaml, on addresses of this test.
-{
-	echo "name: coordinator"
-	echo "type: virtual"
-	echo "boards:"
-	n=0
-	for chip in ar9285 ar9280 ar5416 ar9160 ar9287 ar9380 ar9462 ar9285; do
-		n=$((n + 1))
-		cat <<YAML
-  - name: cb0$n
-    chip: $chip
-    tags: [$chip]
-    transport: {host: 127.77.2.$n, port: 2222}
-    console: {driver: virtual, port: 7000}
-    boot: {driver: virtual, fallback: 3.3.0-lab-fallback}
-    limits: {boot: 60, hang: 5}
-    seed: $n
-YAML
-	done
-} >"$lab"
+eight_board_lab coordinator cb 127.77.2 >"$lab"
 
 # A board whose card wedges RX DMA and hangs the host bus whenever the
 # driver lets it fully sleep: 3.3.1-rc1 hangs it on W3's first idle.
