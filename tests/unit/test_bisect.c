@@ -1500,6 +1500,33 @@ static void test_fast_at_ten_thousand_commits(void **state)
 	graph_release(&graph);
 }
 
+/* The culprit is the bad end itself and fails one run in ten: the commit
+ * below it must not absorb every run while p is learned (it used to take
+ * 2,900 of 3,000 runs, the bisection never ending). */
+static void test_flaky_culprit_at_the_bad_end_ends(void **state)
+{
+	struct test_graph graph;
+	struct bisect_options options;
+	unsigned ended = 0, right = 0;
+
+	(void)state;
+	graph_linear(&graph, 100);
+	bisect_options_init(&options);
+	options.max_runs = 3000;
+	for (uint64_t seed = 1; seed <= 100; seed++) {
+		struct lab lab = { .fail_rate_when_bad = 0.1, .fail_rate_when_good = 0, .rng = seed,
+				   .boards = 1 };
+		struct trial trial = { 0 };
+
+		run_trial(&graph, 99, &options, 99, &lab, &trial);
+		ended += trial.state != BISECT_BUDGET_SPENT;
+		right += trial.state == BISECT_FOUND && trial.found == 99;
+	}
+	assert_int_equal(ended, 100);
+	assert_true(right >= 97);
+	graph_release(&graph);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1516,6 +1543,7 @@ int main(void)
 		cmocka_unit_test(test_array_order_does_not_matter),
 		cmocka_unit_test(test_skip_moves_no_probability_and_is_not_proposed_again),
 		cmocka_unit_test(test_skips_next_to_the_culprit),
+		cmocka_unit_test(test_flaky_culprit_at_the_bad_end_ends),
 		cmocka_unit_test(test_only_skipped_left),
 		cmocka_unit_test(test_unbuildable_commits_in_a_dag),
 		cmocka_unit_test(test_flaky_culprit_right_99_percent),
