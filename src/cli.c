@@ -24,6 +24,22 @@ void cli_error(const char *format, ...)
 	fputc('\n', stderr);
 }
 
+int cli_parse_number(const char *text, double low, double high, const char *what, double *out)
+{
+	char *end;
+	double value;
+
+	if (!text)
+		return 0;
+	value = strtod(text, &end);
+	if (*end || !(value >= low && value <= high)) {
+		cli_error("%s must be a number in %g..%g, not '%s'", what, low, high, text);
+		return CLI_EXIT_USAGE;
+	}
+	*out = value;
+	return 0;
+}
+
 static const struct cli_option *find_option(const struct cli_option *options, const char *name,
 					    size_t length)
 {

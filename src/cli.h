@@ -78,6 +78,10 @@ int cli_vlab_program(char *out, size_t len);
  * exit status, 128+N for signal N, or a negative errno if it did not start. */
 int cli_spawn_wait(char *const argv[]);
 
+/* An option's number in low..high; NULL text leaves *out as it is. 0, or
+ * CLI_EXIT_USAGE after saying which option and what it got. */
+int cli_parse_number(const char *text, double low, double high, const char *what, double *out);
+
 void cli_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

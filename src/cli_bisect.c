@@ -76,22 +76,6 @@ struct bisect_command {
 
 /* ---- options ------------------------------------------------------------------------- */
 
-static int parse_number(const char *text, double low, double high, const char *what, double *out)
-{
-	char *end;
-	double value;
-
-	if (!text)
-		return 0;
-	value = strtod(text, &end);
-	if (*end || !(value >= low && value <= high)) {
-		cli_error("%s must be a number in %g..%g, not '%s'", what, low, high, text);
-		return CLI_EXIT_USAGE;
-	}
-	*out = value;
-	return 0;
-}
-
 static int parse(struct bisect_command *command, int argc, char **argv)
 {
 	const struct cli_option options[] = {
@@ -118,7 +102,7 @@ static int parse(struct bisect_command *command, int argc, char **argv)
 			"(or a JOB to bisect on the lab: rackbisect bisect JOB --help)\n%s", bisect_usage);
 		return CLI_EXIT_USAGE;
 	}
-	if ((rc = parse_number(command->jobs_option, 1, MAX_JOBS, "--jobs", &jobs)))
+	if ((rc = cli_parse_number(command->jobs_option, 1, MAX_JOBS, "--jobs", &jobs)))
 		return rc;
 	command->jobs = (size_t)jobs;
 	if (!realpath(command->repo, command->repo_path)) {
@@ -135,9 +119,9 @@ static int make_bisect(struct bisect_command *command)
 	int rc;
 
 	bisect_options_init(&options);
-	if ((rc = parse_number(command->confidence_option, 0.5, 0.999999, "--confidence",
+	if ((rc = cli_parse_number(command->confidence_option, 0.5, 0.999999, "--confidence",
 			       &options.confidence)) ||
-	    (rc = parse_number(command->max_runs_option, 1, 1e6, "--max-runs", &max_runs)))
+	    (rc = cli_parse_number(command->max_runs_option, 1, 1e6, "--max-runs", &max_runs)))
 		return rc;
 	options.max_runs = (unsigned int)max_runs;
 	/* a test that never misses needs no evidence about its miss rate:

@@ -67,20 +67,6 @@ struct lab_bisect_command {
 
 /* ---- the question --------------------------------------------------------------------- */
 
-static int parse_fraction(const char *text, double low, double high, const char *what, double *out)
-{
-	char *end;
-
-	if (!text)
-		return 0;
-	*out = strtod(text, &end);
-	if (*end || !(*out >= low && *out <= high)) {
-		cli_error("%s must be a number in %g..%g, not '%s'", what, low, high, text);
-		return CLI_EXIT_USAGE;
-	}
-	return 0;
-}
-
 static int parse(struct lab_bisect_command *command, int argc, char **argv)
 {
 	const struct cli_option options[] = {
@@ -196,8 +182,8 @@ static int make_spec(struct lab_bisect_command *command)
 		double confidence = 0.99, max_runs = 0;
 		int rc;
 
-		if ((rc = parse_fraction(command->confidence, 0.5, 0.999999, "--confidence", &confidence)) ||
-		    (rc = parse_fraction(command->max_runs, 1, 1e6, "--max-runs", &max_runs)))
+		if ((rc = cli_parse_number(command->confidence, 0.5, 0.999999, "--confidence", &confidence)) ||
+		    (rc = cli_parse_number(command->max_runs, 1, 1e6, "--max-runs", &max_runs)))
 			return rc;
 		json_object_set_new(spec, "confidence", json_real(confidence));
 		json_object_set_new(spec, "max_runs", json_integer((json_int_t)max_runs));

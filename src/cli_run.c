@@ -152,21 +152,6 @@ static void start_matrix(struct run_command *command)
 	}
 }
 
-static void record_build(struct run_command *command)
-{
-	const struct build_result *build = &command->build;
-	int rc = store_build_record(command->session.store, &(struct store_build){
-		.commit = build->commit, .tree = build->tree_id,
-		.status = build->status == 0 ? BUILD_BUILT : BUILD_FAILED,
-		.release = build->status == 0 ? build->release : NULL,
-		.artifact_path = build->status == 0 ? build->image : NULL,
-		.log_path = build->log }, &command->build_id);
-
-	if (rc)
-		log_event(&command->session.log, LOG_NOTICE, NULL, 0, "store-error", "%s",
-			  store_error_message(command->session.store));
-}
-
 static void on_built(struct build *build, const struct build_result *result, void *data)
 {
 	struct run_command *command = data;
@@ -198,7 +183,7 @@ static void on_built(struct build *build, const struct build_result *result, voi
 	log_event(&command->session.log, LOG_INFO, NULL, 0, result->status ? "build-failed" : "built",
 		  "%s %s%s", result->commit, result->status ? result->log : result->release,
 		  result->cached ? " (cached)" : "");
-	record_build(command);
+	lab_session_record_build(&command->session, &command->build, &command->build_id);
 	start_matrix(command);
 }
 

@@ -371,20 +371,6 @@ static void on_group_done(struct scheduler *scheduler, void *data)
 	group_finished(group->owner, group);
 }
 
-static void record_build(struct lab_bisect *lb, struct group *group)
-{
-	const struct build_result *build = &group->result;
-
-	if (store_build_record(lb->options.session->store, &(struct store_build){
-		    .commit = build->commit, .tree = build->tree_id,
-		    .status = build->status == 0 ? BUILD_BUILT : BUILD_FAILED,
-		    .release = build->status == 0 ? build->release : NULL,
-		    .artifact_path = build->status == 0 ? build->image : NULL,
-		    .log_path = build->log }, &group->build_id) != 0)
-		log_event(&lb->options.session->log, LOG_NOTICE, NULL, 0, "store-error", "%s",
-			  store_error_message(lb->options.session->store));
-}
-
 static void start_group_runs(struct lab_bisect *lb, struct group *group)
 {
 	struct lab_session *session = lb->options.session;
@@ -429,7 +415,7 @@ static void on_group_built(struct build *build, const struct build_result *resul
 		  result->status ? "build-failed" : "built", "%s %s%s", result->commit,
 		  result->status ? result->log : result->release, result->cached ? " (cached)" : "");
 	count_built_ahead_use(lb, result->commit);
-	record_build(lb, group);
+	lab_session_record_build(lb->options.session, &group->result, &group->build_id);
 	start_group_runs(lb, group);
 }
 

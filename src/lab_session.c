@@ -207,3 +207,16 @@ void lab_session_build_request(const struct lab_session *session, const char *re
 		.cache_dir = session->cache_dir,
 	};
 }
+
+void lab_session_record_build(struct lab_session *session, const struct build_result *build,
+			      int64_t *build_id)
+{
+	if (store_build_record(session->store, &(struct store_build){
+		    .commit = build->commit, .tree = build->tree_id,
+		    .status = build->status == 0 ? BUILD_BUILT : BUILD_FAILED,
+		    .release = build->status == 0 ? build->release : NULL,
+		    .artifact_path = build->status == 0 ? build->image : NULL,
+		    .log_path = build->log }, build_id) != 0)
+		log_event(&session->log, LOG_NOTICE, NULL, 0, "store-error", "%s",
+			  store_error_message(session->store));
+}
