@@ -1327,6 +1327,82 @@ static void print_totals(const struct results *results, double wall_seconds)
 
 /* ---- main ----------------------------------------------------------------------- */
 
+/* ---- the engine's own speed ----------------------------------------------- */
+
+#define SPEED_ROUNDS 12
+#define SPEED_GIT_STEPS 5
+
+/* Seconds one `git rev-list --bisect` takes on the repository: git's own
+ * choice of the next commit, the step our bisect_next replaces. */
+static double git_step_seconds(const struct git_repository *repository)
+{
+	double started = seconds_now();
+
+	for (int i = 0; i < SPEED_GIT_STEPS; i++)
+		if (run_shell("git -C '%s' rev-list --bisect %s ^%s >/dev/null",
+			      repository->directory, repository->shas[repository->count - 1],
+			      repository->good_sha) != 0)
+			return -1;
+	return (seconds_now() - started) / SPEED_GIT_STEPS;
+}
+
+/* The engine at N = 10,000 with merges (p = 0.5, k = 1, 4, 8, 16 in turn):
+ * what one call costs, beside git's step on the same history. A bisection
+ * round waits minutes for boards; this says the engine never matters. */
+static void print_engine_speed(const char *workdir)
+{
+	struct history history;
+	struct world world;
+	struct bisect *bisect;
+	struct bisect_options options;
+	struct git_repository repository = { 0 };
+	char directory[PATH_MAX];
+	size_t proposals[16], count;
+	double started, created, slowest = 0, recording = 0, git_step;
+	unsigned records = 0;
+	uint64_t rng = 8;
+
+	if (history_kernel_like(&history, LARGE_HISTORY, 10, 4) != 0 ||
+	    world_for_trial(&history, 0, &world) != 0)
+		return;
+	bisect_options_init(&options);
+	started = seconds_now();
+	if (bisect_new(history.commits, history.count, bad_end_of(&history), &options, &bisect) != 0)
+		return;
+	created = seconds_now() - started;
+	for (int round = 0; round < SPEED_ROUNDS; round++) {
+		const size_t boards[] = { 1, 4, 8, 16 };
+		started = seconds_now();
+		if (bisect_next(bisect, boards[round % 4], proposals, &count) != 0 || count == 0)
+			break;
+		if (seconds_now() - started > slowest)
+			slowest = seconds_now() - started;
+		for (size_t i = 0; i < count; i++) {
+			bool fail = random_unit(&rng) < (world.bad[proposals[i]] ? 0.5 : 0.0);
+			started = seconds_now();
+			bisect_record(bisect, proposals[i], fail ? BISECT_FAIL : BISECT_PASS);
+			recording += seconds_now() - started;
+			records++;
+		}
+	}
+	bisect_free(bisect);
+	git_step = -1;
+	if (format_path(directory, sizeof(directory), "%s/engine-speed", workdir) == 0 &&
+	    run_shell("mkdir -p '%s'", directory) == 0 &&
+	    git_repository_create(&history, directory, &repository) == 0)
+		git_step = git_step_seconds(&repository);
+	git_repository_release(&repository);
+	printf("\nengine speed at N = %d with merges: bisect_new %.1f ms, slowest bisect_next "
+	       "%.1f ms (k up to 16), bisect_record %.2f ms",
+	       LARGE_HISTORY, created * 1e3, slowest * 1e3, recording * 1e3 / (records ? records : 1));
+	if (git_step > 0)
+		printf("; git rev-list --bisect %.1f ms (next/git %.2fx)", git_step * 1e3,
+		       slowest / git_step);
+	printf("\n");
+	world_release(&world);
+	history_release(&history);
+}
+
 #define MAX_ROWS 64
 
 static int parse_arguments(int argc, char **argv, double *scale)
@@ -1388,6 +1464,7 @@ int main(int argc, char **argv)
 	print_table(&results);
 	print_targets(&results);
 	print_totals(&results, seconds_now() - started);
+	print_engine_speed(argv[1]);
 	munmap(shared, shared_size);
 	return 0;
 }

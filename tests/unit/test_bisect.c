@@ -1454,48 +1454,36 @@ static void test_many_boards(void **state)
 	graph_release(&graph);
 }
 
-/* N = 10,000 with merges: creating and proposing stay well under 100 ms. */
-static void test_fast_at_ten_thousand_commits(void **state)
+/* N = 10,000 with merges: every round proposes, records take, and the
+ * culprit's probability grows. How fast this is belongs to make bench
+ * (section 5 prints the engine's time per call), not to a timed test. */
+static void test_ten_thousand_commits_with_merges(void **state)
 {
-	(void)state;
 	struct test_graph graph;
 	struct bisect *bisect;
 	struct bisect_options options;
 	size_t proposals[16], count;
 	bool bad[10000];
-	double started, slowest = 0;
 	uint64_t rng = 8;
 
+	(void)state;
 	graph_kernel_like(&graph, 10000, 10, 4);
 	bad_commits(&graph, 6543, bad);
 	bisect_options_init(&options);
-	started = seconds_now();
 	assert_int_equal(bisect_new(graph.commits, graph.count, 9999, &options, &bisect), 0);
-	double creation = seconds_now() - started;
-	double record_time = 0;
-	unsigned records = 0;
+	double before = bisect_probability(bisect, 6543);
 	for (int round = 0; round < 12; round++) {
 		const size_t boards[] = { 1, 4, 8, 16 };
 		size_t k = boards[round % 4];
-		started = seconds_now();
 		assert_int_equal(bisect_next(bisect, k, proposals, &count), 0);
-		double elapsed = seconds_now() - started;
-		if (elapsed > slowest)
-			slowest = elapsed;
-		assert_true(count > 0);
+		assert_true(count > 0 && count <= k);
 		for (size_t i = 0; i < count; i++) {
 			bool fail = random_unit(&rng) < (bad[proposals[i]] ? 0.5 : 0.001);
-			started = seconds_now();
-			assert_int_equal(bisect_record(bisect, proposals[i], fail ? BISECT_FAIL : BISECT_PASS), 0);
-			record_time += seconds_now() - started;
-			records++;
+			assert_int_equal(bisect_record(bisect, proposals[i],
+						       fail ? BISECT_FAIL : BISECT_PASS), 0);
 		}
 	}
-	print_message("N=10000 (sanitized build): new %.1f ms, slowest next %.1f ms, record %.2f ms\n",
-		      creation * 1e3, slowest * 1e3, record_time * 1e3 / records);
-	/* Sanitizers cost a few times over; the plain build is far faster. */
-	assert_true(creation < 0.1);
-	assert_true(slowest < 0.1);
+	assert_true(bisect_probability(bisect, 6543) > 10 * before);
 	bisect_free(bisect);
 	graph_release(&graph);
 }
@@ -1558,7 +1546,7 @@ int main(void)
 		cmocka_unit_test(test_no_regression),
 		cmocka_unit_test(test_good_end_runs),
 		cmocka_unit_test(test_many_boards),
-		cmocka_unit_test(test_fast_at_ten_thousand_commits),
+		cmocka_unit_test(test_ten_thousand_commits_with_merges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
