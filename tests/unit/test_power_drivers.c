@@ -147,7 +147,7 @@ static int teardown(void **state)
 
 	stop_control_server(fixture);
 	/* Every handle a driver opened must close once it is closed. */
-	if (!run_until(&fixture->loop, loop_idle, &fixture->loop, 5000) ||
+	if (!run_until(&fixture->loop, loop_idle, &fixture->loop, 20000) ||
 	    uv_loop_close(&fixture->loop) != 0) {
 		fprintf(stderr, "handles still open on the loop after the test\n");
 		rc = -1;
@@ -411,7 +411,7 @@ static void test_virtual_power_on_is_answered_ok(void **state)
 	assert_string_equal(fixture->lab->boards[0].power.name, "virtual");
 	start_control_server(fixture, ANSWER_OK);
 	power = create_power(fixture, &virtual_power_ops, "vb01");
-	outcome = request_and_wait(fixture, power, POWER_ON, 2000, 3000);
+	outcome = request_and_wait(fixture, power, POWER_ON, 15000, 20000);
 	assert_int_equal(outcome->status, 0);
 	assert_false(outcome->had_error_text);
 	assert_int_equal(outcome->calls, 1);
@@ -448,7 +448,7 @@ static void test_virtual_power_requests_do_not_queue_behind_a_slow_cycle(void **
 			 0);
 	assert_int_equal(second->ops->request(second, POWER_OFF, 5000, on_power_done, off),
 			 0);
-	assert_true(run_until(&fixture->loop, both_done, fixture->outcomes, 5000));
+	assert_true(run_until(&fixture->loop, both_done, fixture->outcomes, 20000));
 	assert_int_equal(cycle->status, 0);
 	assert_int_equal(off->status, 0);
 	assert_int_equal(cycle->calls, 1);
@@ -473,7 +473,7 @@ static void test_virtual_power_error_answer_is_eio(void **state)
 	start_control_server(fixture, ANSWER_ERROR);
 	control_socket_path(fixture, path, sizeof(path));
 	power = create_power(fixture, &virtual_power_ops, "vb02");
-	outcome = request_and_wait(fixture, power, POWER_CYCLE, 2000, 3000);
+	outcome = request_and_wait(fixture, power, POWER_CYCLE, 15000, 20000);
 	assert_int_equal(outcome->status, -EIO);
 	assert_contains(outcome->error_text, "board vb02: power switch 'virtual' (control socket ");
 	assert_contains(outcome->error_text, path);
@@ -533,7 +533,7 @@ static void test_virtual_power_without_a_running_lab_is_refused(void **state)
 	power = create_power(fixture, &virtual_power_ops, "vb01");
 
 	/* no socket at all */
-	outcome = request_and_wait(fixture, power, POWER_ON, 2000, 3000);
+	outcome = request_and_wait(fixture, power, POWER_ON, 15000, 20000);
 	assert_int_equal(outcome->status, -ECONNREFUSED);
 	assert_contains(outcome->error_text, "board vb01: power switch 'virtual'");
 	assert_contains(outcome->error_text, hint);
@@ -541,7 +541,7 @@ static void test_virtual_power_without_a_running_lab_is_refused(void **state)
 	/* a stale socket nobody listens on */
 	control_socket_path(fixture, path, sizeof(path));
 	make_stale_socket(path);
-	outcome = request_and_wait(fixture, power, POWER_ON, 2000, 3000);
+	outcome = request_and_wait(fixture, power, POWER_ON, 15000, 20000);
 	assert_int_equal(outcome->status, -ECONNREFUSED);
 	assert_contains(outcome->error_text, hint);
 	power->ops->close(power);
@@ -693,10 +693,10 @@ static void test_command_power_exit_status_decides(void **state)
 						     "      off: [/bin/false]\n");
 	struct outcome *outcome;
 
-	outcome = request_and_wait(fixture, power, POWER_ON, 5000, 6000);
+	outcome = request_and_wait(fixture, power, POWER_ON, 15000, 20000);
 	assert_int_equal(outcome->status, 0);
 	assert_false(outcome->had_error_text);
-	outcome = request_and_wait(fixture, power, POWER_OFF, 5000, 6000);
+	outcome = request_and_wait(fixture, power, POWER_OFF, 15000, 20000);
 	assert_int_equal(outcome->status, -EIO);
 	assert_string_equal(outcome->error_text,
 			    "board r1: power off command '/bin/false' exited with status 1: (no output)");
@@ -721,7 +721,7 @@ static void test_command_power_substitutes_whole_words_without_a_shell(void **st
 		 "      off: [/bin/false]\n",
 		 output, injected);
 	power = command_power(fixture, lines);
-	outcome = request_and_wait(fixture, power, POWER_ON, 5000, 6000);
+	outcome = request_and_wait(fixture, power, POWER_ON, 15000, 20000);
 	if (outcome->status)
 		fail_msg("%s", outcome->error_text);
 	written = read_file(output);
@@ -744,14 +744,14 @@ static void test_command_power_failure_names_the_command_and_its_stderr(void **s
 	struct outcome *outcome;
 	size_t length;
 
-	outcome = request_and_wait(fixture, power, POWER_OFF, 5000, 6000);
+	outcome = request_and_wait(fixture, power, POWER_OFF, 15000, 20000);
 	assert_int_equal(outcome->status, -EIO);
 	assert_string_equal(outcome->error_text,
 			    "board r1: power off command '/bin/sh -c echo starting; echo \"outlet 3: "
 			    "relay stuck\" >&2; exit 4' exited with status 4: outlet 3: relay stuck");
 
 	/* 100 kB of stderr: only its tail is kept, and the last words are in it */
-	outcome = request_and_wait(fixture, power, POWER_ON, 5000, 6000);
+	outcome = request_and_wait(fixture, power, POWER_ON, 15000, 20000);
 	assert_int_equal(outcome->status, -EIO);
 	length = strlen(outcome->error_text);
 	assert_contains(outcome->error_text, "exited with status 2: ...xxx");
@@ -768,7 +768,7 @@ static void test_command_power_missing_program_is_eio(void **state)
 						     "      off: [/bin/true]\n");
 	struct outcome *outcome;
 
-	outcome = request_and_wait(fixture, power, POWER_ON, 5000, 6000);
+	outcome = request_and_wait(fixture, power, POWER_ON, 15000, 20000);
 	assert_int_equal(outcome->status, -EIO);
 	assert_string_equal(outcome->error_text,
 			    "board r1: power on command '/nonexistent/pdu-switch 3 on' could not be "
@@ -811,7 +811,7 @@ static void test_command_power_timeout_kills_the_command(void **state)
 	outcome = request_and_wait(fixture, power, POWER_OFF, 1500, 8000);
 	assert_int_equal(outcome->status, -ETIMEDOUT);
 	pid = read_pid(child_pid_file);
-	assert_true(run_until(&fixture->loop, pid_is_gone, &pid, 3000));
+	assert_true(run_until(&fixture->loop, pid_is_gone, &pid, 15000));
 	power->ops->close(power);
 }
 
@@ -830,7 +830,7 @@ static void test_command_power_cycle_defaults_to_off_then_on(void **state)
 		 "      off: [/bin/sh, -c, 'echo off >> \"$0\"', '%s']\n",
 		 log, log);
 	power = command_power(fixture, lines);
-	outcome = request_and_wait(fixture, power, POWER_CYCLE, 5000, 6000);
+	outcome = request_and_wait(fixture, power, POWER_CYCLE, 15000, 20000);
 	assert_int_equal(outcome->status, 0);
 	assert_int_equal(outcome->calls, 1);
 	written = read_file(log);
@@ -848,7 +848,7 @@ static void test_command_power_cycle_defaults_to_off_then_on(void **state)
 		 "      cycle: [/bin/sh, -c, 'echo cycle >> \"$0\"', '%s']\n",
 		 log, log, log);
 	power = command_power(fixture, lines);
-	outcome = request_and_wait(fixture, power, POWER_CYCLE, 5000, 6000);
+	outcome = request_and_wait(fixture, power, POWER_CYCLE, 15000, 20000);
 	assert_int_equal(outcome->status, 0);
 	written = read_file(log);
 	assert_string_equal(written, "cycle\n");
@@ -864,7 +864,7 @@ static void test_command_power_cycle_defaults_to_off_then_on(void **state)
 		 "      off: [/bin/sh, -c, 'echo outlet busy >&2; exit 3']\n",
 		 log);
 	power = command_power(fixture, lines);
-	outcome = request_and_wait(fixture, power, POWER_CYCLE, 5000, 6000);
+	outcome = request_and_wait(fixture, power, POWER_CYCLE, 15000, 20000);
 	assert_int_equal(outcome->status, -EIO);
 	assert_contains(outcome->error_text, "board r1: power off command");
 	assert_contains(outcome->error_text, "exited with status 3: outlet busy");
@@ -885,7 +885,7 @@ static void test_command_power_requests_run_side_by_side(void **state)
 					     &fixture->outcomes[0]), 0);
 	assert_int_equal(power->ops->request(power, POWER_OFF, 5000, on_power_done,
 					     &fixture->outcomes[1]), 0);
-	assert_true(run_until(&fixture->loop, both_done, fixture->outcomes, 8000));
+	assert_true(run_until(&fixture->loop, both_done, fixture->outcomes, 30000));
 	assert_int_equal(fixture->outcomes[0].status, 0);
 	assert_int_equal(fixture->outcomes[1].status, 0);
 	/* one after the other would take at least 2 s */
@@ -911,7 +911,7 @@ static void test_command_power_close_cancels_and_kills(void **state)
 	power = command_power(fixture, lines);
 	memset(outcome, 0, sizeof(*outcome));
 	assert_int_equal(power->ops->request(power, POWER_ON, 0, on_power_done, outcome), 0);
-	assert_true(run_until(&fixture->loop, file_has_text, pid_file, 5000));
+	assert_true(run_until(&fixture->loop, file_has_text, pid_file, 20000));
 	pid = read_pid(pid_file);
 	power->ops->close(power);
 	assert_int_equal(outcome->calls, 1);
