@@ -12,6 +12,7 @@
 #include <uv.h>
 
 #include "path.h"
+#include "subprocess.h"
 
 void cli_error(const char *format, ...)
 {
@@ -261,4 +262,19 @@ int cli_spawn_wait(char *const argv[])
 	uv_run(&loop, UV_RUN_DEFAULT);
 	uv_loop_close(&loop);
 	return rc ? rc : status;
+}
+
+char *cli_commit_id(const char *tree, const char *ref)
+{
+	char spec[512], *output = NULL;
+	char *argv[] = { "git", "-C", (char *)tree, "rev-parse", "--verify", "--quiet", spec, NULL };
+
+	snprintf(spec, sizeof(spec), "%s^{commit}", ref);
+	if (ref[0] == '-' || subprocess_run(argv, NULL, &output) != 0 || !output) {
+		free(output);
+		cli_error("%s names no commit in %s", ref, tree);
+		return NULL;
+	}
+	output[strcspn(output, "\n")] = '\0';
+	return output;
 }

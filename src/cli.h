@@ -82,6 +82,10 @@ int cli_spawn_wait(char *const argv[]);
  * CLI_EXIT_USAGE after saying which option and what it got. */
 int cli_parse_number(const char *text, double low, double high, const char *what, double *out);
 
+/* A ref's full commit id in tree (malloc'd); NULL after saying why. Refs
+ * starting with '-' are refused: git would read them as options. */
+char *cli_commit_id(const char *tree, const char *ref);
+
 void cli_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -121,22 +121,6 @@ static int check_names(struct lab_bisect_command *command)
 	return 0;
 }
 
-/* A ref's full commit id; NULL after saying why. */
-static char *commit_id(const char *tree, const char *ref)
-{
-	char spec[512], *output = NULL;
-	char *argv[] = { "git", "-C", (char *)tree, "rev-parse", "--verify", "--quiet", spec, NULL };
-
-	snprintf(spec, sizeof(spec), "%s^{commit}", ref);
-	if (ref[0] == '-' || subprocess_run(argv, NULL, &output) != 0 || !output) {
-		free(output);
-		cli_error("%s names no commit in %s", ref, tree);
-		return NULL;
-	}
-	output[strcspn(output, "\n")] = '\0';
-	return output;
-}
-
 static json_t *absolute_path(const char *path)
 {
 	char resolved[PATH_MAX];
@@ -152,7 +136,7 @@ static int make_spec(struct lab_bisect_command *command)
 
 	command->spec = spec;
 	for (i = 0; i < command->good_count; i++) {
-		char *id = commit_id(command->session.tree, command->goods[i]);
+		char *id = cli_commit_id(command->session.tree, command->goods[i]);
 
 		if (!id)
 			return CLI_EXIT_USAGE;

@@ -15,5 +15,6 @@ int cli_show(int argc, char **argv);	/* cli_runs.c */
 int cli_bisect(int argc, char **argv);	/* cli_bisect.c: --repo/--run, else the two below */
 int cli_bisect_lab(int argc, char **argv);	/* cli_bisect_lab.c: bisect JOB ... */
 int cli_bisect_stored(int argc, char **argv);	/* cli_bisect_lab.c: status|log|resume */
+int cli_gate(int argc, char **argv);	/* cli_gate.c */
 
 #endif

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "lab_round.h"
 #include "log.h"
 #include "scheduler.h"
 #include "subprocess.h"
@@ -26,22 +27,6 @@
 
 enum step { STEP_BAD_END, STEP_GOOD_ENDS, STEP_BISECT, STEP_REVERT, STEP_DONE };
 static const char *const step_names[] = { "bad-end", "good-ends", "bisect", "revert", "done" };
-
-/* One commit's runs in a round: built, then run by a scheduler of its own on
- * its share of the boards. */
-struct group {
-	struct lab_bisect *owner;
-	char ref[64];			/* what is built */
-	struct board **boards;
-	size_t board_count;
-	unsigned int repeat;		/* runs per board */
-	const struct job_workload *workload;	/* NULL: every workload of the job */
-	struct build_result result;
-	int64_t build_id;
-	char build_failure[PATH_MAX + 64];
-	struct scheduler *scheduler;
-	bool finished;
-};
 
 struct speculative_build {
 	struct lab_bisect *owner;
@@ -70,8 +55,7 @@ struct lab_bisect {
 	unsigned int *passes, *fails;	/* evidence per graph index */
 	struct result_record *records;	/* every result the engine got, in order */
 	size_t record_count, record_capacity;
-	struct group *groups;
-	size_t group_count, groups_left;
+	struct lab_round round;
 	struct speculative_build *speculative[MAX_SPECULATIVE_BUILDS];
 	char (*built_ahead)[41];	/* commits built ahead, to count how many were used */
 	size_t built_ahead_capacity;
@@ -305,48 +289,6 @@ static void count_run(struct lab_bisect *lb, const struct store_run *run)
 
 /* ---- rounds: groups of runs ---------------------------------------------------------------- */
 
-static void round_begin(struct lab_bisect *lb)
-{
-	size_t i;
-
-	for (i = 0; i < lb->group_count; i++) {
-		scheduler_free(lb->groups[i].scheduler);
-		free(lb->groups[i].boards);
-	}
-	free(lb->groups);
-	lb->groups = NULL;
-	lb->group_count = lb->groups_left = 0;
-}
-
-static struct group *round_add(struct lab_bisect *lb, const char *ref,
-			       const struct job_workload *workload, unsigned int repeat)
-{
-	struct group *grown = realloc(lb->groups, (lb->group_count + 1) * sizeof(*grown)), *group;
-
-	if (!grown)
-		return NULL;
-	lb->groups = grown;
-	group = &lb->groups[lb->group_count++];
-	memset(group, 0, sizeof(*group));
-	group->owner = lb;
-	snprintf(group->ref, sizeof(group->ref), "%s", ref);
-	group->workload = workload;
-	group->repeat = repeat ? repeat : 1;
-	group->boards = calloc(lb->options.session->selected_count + 1, sizeof(*group->boards));
-	return group->boards ? group : NULL;
-}
-
-static struct group *round_find(struct lab_bisect *lb, const char *ref)
-{
-	size_t i;
-
-	for (i = 0; i < lb->group_count; i++) {
-		if (strcmp(lb->groups[i].ref, ref) == 0)
-			return &lb->groups[i];
-	}
-	return NULL;
-}
-
 static void stop_with(struct lab_bisect *lb, const char *format, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -360,130 +302,35 @@ static void stop_with(struct lab_bisect *lb, const char *format, ...)
 	lb->aborting = true;
 }
 
-static void group_finished(struct lab_bisect *lb, struct group *group);
+static void process_round(struct lab_bisect *lb);
 static void count_built_ahead_use(struct lab_bisect *lb, const char *commit);
 
-static void on_group_done(struct scheduler *scheduler, void *data)
+static void on_round_built(const struct build_result *result, void *data)
 {
-	struct group *group = data;
-
-	(void)scheduler;
-	group_finished(group->owner, group);
+	count_built_ahead_use(data, result->commit);
 }
 
-static void start_group_runs(struct lab_bisect *lb, struct group *group)
+static void on_round_trouble(const char *reason, void *data)
 {
-	struct lab_session *session = lb->options.session;
-	struct scheduler_options options = {
-		.environment = &session->environment,
-		.boards = group->boards,
-		.board_count = group->board_count,
-		.spec = {
-			.commit = group->result.commit,
-			.build_id = group->build_id,
-			.image = group->result.status == 0 ? group->result.image : NULL,
-			.release = group->result.release,
-			.build_failure = group->result.status == 0 ? NULL : group->build_failure,
-		},
-		.repeat_factor = group->repeat,
-		.only_workload = group->workload,
-	};
-
-	snprintf(group->build_failure, sizeof(group->build_failure), "build of %.12s failed (log: %s)", group->result.commit,
-		 group->result.log);
-	if (scheduler_start(&options, on_group_done, group, &group->scheduler) != 0) {
-		stop_with(lb, "cannot schedule the runs of %.12s", group->result.commit);
-		group_finished(lb, group);
-	}
+	stop_with(data, "%s", reason);
 }
 
-static void on_group_built(struct build *build, const struct build_result *result, void *data)
+static void on_round_done(void *data)
 {
-	struct group *group = data;
-	struct lab_bisect *lb = group->owner;
-
-	(void)build;
-	group->result = *result;
-	group->result.error_text = NULL;
-	if (result->status && result->status != -ENOEXEC) {
-		stop_with(lb, "building %s: %s", group->ref,
-			  result->error_text ? result->error_text : strerror(-result->status));
-		group_finished(lb, group);
-		return;
-	}
-	log_event(&lb->options.session->log, LOG_INFO, NULL, 0,
-		  result->status ? "build-failed" : "built", "%s %s%s", result->commit,
-		  result->status ? result->log : result->release, result->cached ? " (cached)" : "");
-	count_built_ahead_use(lb, result->commit);
-	lab_session_record_build(lb->options.session, &group->result, &group->build_id);
-	start_group_runs(lb, group);
+	process_round(data);
 }
 
 static void start_speculative_builds(struct lab_bisect *lb);
 
 static void round_launch(struct lab_bisect *lb)
 {
-	size_t i;
-
-	lb->groups_left = lb->group_count;
-	if (lb->group_count == 0) {
+	if (lab_round_launch(&lb->round) != 0) {
 		stop_with(lb, "nothing left to run");
 		next_step(lb);
 		return;
 	}
-	for (i = 0; i < lb->group_count; i++) {
-		struct group *group = &lb->groups[i];
-		struct build_request request;
-
-		lab_session_build_request(lb->options.session, group->ref, &request);
-		if (build_start(&lb->options.session->loop, &request, on_group_built, group, NULL) != 0) {
-			stop_with(lb, "cannot start building %s", group->ref);
-			group_finished(lb, group);
-		}
-	}
 	if (lb->step == STEP_BISECT && !lb->confirming)
 		start_speculative_builds(lb);
-}
-
-static void process_round(struct lab_bisect *lb);
-
-static void group_finished(struct lab_bisect *lb, struct group *group)
-{
-	if (group->finished)
-		return;
-	group->finished = true;
-	if (--lb->groups_left == 0)
-		process_round(lb);
-}
-
-/* The round's finished runs, read back with their symptoms. */
-static int round_runs(struct lab_bisect *lb, struct store_run_list *list)
-{
-	size_t g, c, count, n = 0;
-
-	memset(list, 0, sizeof(*list));
-	for (g = 0; g < lb->group_count; g++) {
-		if (lb->groups[g].scheduler) {
-			scheduler_cells(lb->groups[g].scheduler, &count);
-			n += count;
-		}
-	}
-	list->runs = calloc(n + 1, sizeof(*list->runs));
-	if (!list->runs)
-		return -ENOMEM;
-	for (g = 0; g < lb->group_count; g++) {
-		const struct scheduler_cell *cells;
-
-		if (!lb->groups[g].scheduler)
-			continue;
-		cells = scheduler_cells(lb->groups[g].scheduler, &count);
-		for (c = 0; c < count; c++) {
-			if (cells[c].run_id && store_run_get(lb->options.session->store, cells[c].run_id,
-							     &list->runs[list->count]) == 0)
-				list->count++;
-		}
-	}
-	return 0;
 }
 
 /* ---- speculative builds: the likely next round, built while boards run ------------------- */
@@ -544,7 +391,7 @@ static void build_ahead(struct lab_bisect *lb, const char *ref)
 	struct build_request request;
 	size_t i, slot = MAX_SPECULATIVE_BUILDS;
 
-	if (round_find(lb, ref))
+	if (lab_round_find(&lb->round, ref))
 		return;
 	for (i = 0; i < MAX_SPECULATIVE_BUILDS; i++) {
 		if (lb->speculative[i] && strcmp(lb->speculative[i]->ref, ref) == 0)
@@ -600,13 +447,13 @@ static void propose_after(struct lab_bisect *lb, const size_t *proposals, size_t
 static void start_speculative_builds(struct lab_bisect *lb)
 {
 	const struct commit_graph *graph = lb->options.graph;
-	size_t *proposals = calloc(lb->group_count + 1, sizeof(*proposals));
+	size_t *proposals = calloc(lb->round.group_count + 1, sizeof(*proposals));
 	size_t *next = calloc(lb->pool_count + 1, sizeof(*next));
 	enum bisect_result assumed[64];
 	size_t g, i, n, count = 0, next_count, cases;
 
-	for (g = 0; proposals && g < lb->group_count && count < 64; g++) {
-		long index = graph_index(graph, lb->groups[g].ref);
+	for (g = 0; proposals && g < lb->round.group_count && count < 64; g++) {
+		long index = graph_index(graph, lb->round.groups[g].ref);
 
 		if (index >= 0)
 			proposals[count++] = (size_t)index;
@@ -649,12 +496,12 @@ static const struct job_workload *find_workload(const struct job *job, const cha
 static void start_bad_end(struct lab_bisect *lb)
 {
 	struct lab_session *session = lb->options.session;
-	struct group *group;
+	struct lab_round_group *group;
 	size_t i;
 
-	round_begin(lb);
+	lab_round_clear(&lb->round);
 	lb->bad_end_rounds++;
-	group = round_add(lb, lb->options.graph->ids[lb->options.graph->bad_index],
+	group = lab_round_add(&lb->round, lb->options.graph->ids[lb->options.graph->bad_index],
 			  find_workload(session->job, spec_string(lb->options.spec, "workload")), 1);
 	if (!group) {
 		stop_with(lb, "out of memory");
@@ -844,18 +691,18 @@ static void start_good_ends(struct lab_bisect *lb)
 	json_t *goods = json_object_get(lb->options.spec, "goods");
 	size_t good_count = json_array_size(goods), i;
 
-	round_begin(lb);
+	lab_round_clear(&lb->round);
 	for (i = 0; i < good_count; i++)
-		round_add(lb, json_string_value(json_array_get(goods, i)), lb->workload, 1);
+		lab_round_add(&lb->round, json_string_value(json_array_get(goods, i)), lb->workload, 1);
 	/* every board runs a good end; with several goods, round-robin */
-	for (i = 0; i < lb->pool_count && lb->group_count; i++) {
-		struct group *group = &lb->groups[i % lb->group_count];
+	for (i = 0; i < lb->pool_count && lb->round.group_count; i++) {
+		struct lab_round_group *group = &lb->round.groups[i % lb->round.group_count];
 
 		group->boards[group->board_count++] = lb->pool[i];
 	}
-	for (i = 0; i < lb->group_count; i++) {
-		if (lb->groups[i].board_count == 0)	/* more goods than boards */
-			lb->groups[i].boards[lb->groups[i].board_count++] = lb->pool[i % lb->pool_count];
+	for (i = 0; i < lb->round.group_count; i++) {
+		if (lb->round.groups[i].board_count == 0)	/* more goods than boards */
+			lb->round.groups[i].boards[lb->round.groups[i].board_count++] = lb->pool[i % lb->pool_count];
 	}
 	progress(lb, "checking %zu good end%s on %zu boards: %s must not show", good_count,
 		 good_count == 1 ? "" : "s", lb->pool_count, lb->answer.symptom);
@@ -916,12 +763,12 @@ static void launch_proposals(struct lab_bisect *lb, const size_t *proposals, siz
 	/* stored, so that a resumed bisection goes on counting */
 	json_object_set_new(lb->options.spec, "rounds", json_integer(lb->answer.rounds));
 	save_spec(lb);
-	round_begin(lb);
+	lab_round_clear(&lb->round);
 	for (i = 0; i < count; i++) {
-		struct group *group = round_find(lb, graph->ids[proposals[i]]);
+		struct lab_round_group *group = lab_round_find(&lb->round, graph->ids[proposals[i]]);
 
 		if (!group)
-			group = round_add(lb, graph->ids[proposals[i]], lb->workload, 1);
+			group = lab_round_add(&lb->round, graph->ids[proposals[i]], lb->workload, 1);
 		if (group)
 			group->boards[group->board_count++] = boards[i];
 	}
@@ -1022,7 +869,7 @@ static void bisect_round(struct lab_bisect *lb)
 	}
 	free(online);
 	free(proposals);
-	if (!lb->groups_left && !lb->finished && (lb->aborting || lb->step != STEP_BISECT))
+	if (!lab_round_running(&lb->round) && !lb->finished && (lb->aborting || lb->step != STEP_BISECT))
 		next_step(lb);
 }
 
@@ -1069,7 +916,7 @@ static int make_revert(struct lab_bisect *lb, const char *culprit, char *error, 
 static void start_revert(struct lab_bisect *lb)
 {
 	struct bisect_status status;
-	struct group *group;
+	struct lab_round_group *group;
 	char error[512] = "";
 	size_t online_count, i;
 	struct board **online = online_pool(lb, &online_count);
@@ -1085,8 +932,8 @@ static void start_revert(struct lab_bisect *lb)
 		next_step(lb);
 		return;
 	}
-	round_begin(lb);
-	group = round_add(lb, lb->revert_commit, lb->workload,
+	lab_round_clear(&lb->round);
+	group = lab_round_add(&lb->round, lb->revert_commit, lb->workload,
 			  (unsigned int)((lb->revert_needed + online_count - 1) / online_count));
 	for (i = 0; group && i < online_count; i++)
 		group->boards[group->board_count++] = online[i];
@@ -1137,7 +984,7 @@ static void process_round(struct lab_bisect *lb)
 		next_step(lb);
 		return;
 	}
-	if (round_runs(lb, &list) != 0) {
+	if (lab_round_runs(&lb->round, &list) != 0) {
 		stop_with(lb, "out of memory");
 		next_step(lb);
 		return;
@@ -1311,6 +1158,9 @@ int lab_bisect_start(const struct lab_bisect_options *options, lab_bisect_done_c
 		lab_bisect_free(lb);
 		return rc;
 	}
+	lab_round_init(&lb->round, options->session, &(struct lab_round_hooks){
+		.built = on_round_built, .trouble = on_round_trouble, .done = on_round_done,
+		.data = lb });
 	options->session->environment.run_queued = on_run_queued;
 	options->session->environment.run_queued_data = lb;
 	lb->step = options->resume ? step_of(options->spec) : STEP_BAD_END;
@@ -1366,7 +1216,7 @@ void lab_bisect_free(struct lab_bisect *lb)
 		if (lb->speculative[i])	/* cancelled by finish(); its callback comes later */
 			lb->speculative[i]->owner = NULL;
 	}
-	round_begin(lb);
+	lab_round_clear(&lb->round);
 	bisect_free(lb->engine);
 	free(lb->pool);
 	free(lb->passes);

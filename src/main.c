@@ -27,6 +27,11 @@ static const char usage[] =
 	"  bisect --repo DIR --good REF --bad REF --run CMD [--jobs K]\n"
 	"                                   flaky-test bisection with any command, git bisect\n"
 	"                                   run's exit codes, K at once; says how sure it is\n"
+	"  gate JOB --baseline REF --candidate REF [--mainline REF] [--bisect] [--released]\n"
+	"                                   gate a stable release candidate: REGRESSION or\n"
+	"                                   PASS at 99 %, the culprit in the queue, what the\n"
+	"                                   stable rules allow, a reply to send: exit 0 PASS,\n"
+	"                                   1 REGRESSION, 3 lab trouble, 2 usage\n"
 	"  runs [--last N]                  the latest runs\n"
 	"  show RUN                         one run: verdict, symptoms, metrics, files\n"
 	"\n"
@@ -40,7 +45,7 @@ static const struct {
 } commands[] = {
 	{ "lab", cli_lab }, { "run", cli_run }, { "test", cli_test }, { "power", cli_power },
 	{ "console", cli_console }, { "runs", cli_runs }, { "show", cli_show },
-	{ "bisect", cli_bisect },
+	{ "bisect", cli_bisect }, { "gate", cli_gate },
 };
 
 /* The command word: the first argument that is neither an option nor the

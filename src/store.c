@@ -129,6 +129,36 @@ static const char *const migrations[] = {
 	"  PRIMARY KEY (bisection_id, run_id)"
 	");"
 	"PRAGMA user_version = 2;",
+
+	/* 2 -> 3: gates (rackbisect gate JOB --baseline REF --candidate REF: a
+	 * job's matrix on two kernels and a verdict), stored as bisections are:
+	 * spec and answer the caller's JSON, state enum store_gate_state's number
+	 * (the same as a bisection's), finished exactly when not running, no
+	 * verdict or answer while running, a verdict once done. bisection_id is
+	 * the bisection the gate started, if any. gates_by_job serves "the last
+	 * done gates of a job", newest first. */
+	"CREATE TABLE gates ("
+	"  id INTEGER PRIMARY KEY,"
+	"  job TEXT NOT NULL CHECK (length(job) > 0),"
+	"  spec TEXT NOT NULL,"
+	"  state INTEGER NOT NULL CHECK (state IN (0, 1, 2)),"
+	"  verdict TEXT CHECK (length(verdict) > 0),"
+	"  answer TEXT,"
+	"  bisection_id INTEGER REFERENCES bisections (id),"
+	"  created_ms INTEGER NOT NULL,"
+	"  finished_ms INTEGER,"
+	"  CHECK ((state = 0) = (finished_ms IS NULL)),"
+	"  CHECK (state <> 0 OR (verdict IS NULL AND answer IS NULL)),"
+	"  CHECK (state <> 1 OR verdict IS NOT NULL)"
+	");"
+	"CREATE INDEX gates_by_job ON gates (job, state);"
+	"CREATE TABLE gate_runs ("
+	"  gate_id INTEGER NOT NULL REFERENCES gates (id),"
+	"  run_id INTEGER NOT NULL REFERENCES runs (id),"
+	"  role TEXT NOT NULL CHECK (length(role) > 0),"
+	"  PRIMARY KEY (gate_id, run_id)"
+	");"
+	"PRAGMA user_version = 3;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,
@@ -147,8 +177,14 @@ static const char *const build_status_names[] = {
 	[BUILD_BUILT] = "built", [BUILD_FAILED] = "failed",
 };
 
-/* For messages only: the database keeps the enum's numbers. */
-static const char *const bisection_state_names[] = {
+/* A bisection's and a gate's state are stored as the same numbers. */
+_Static_assert(STORE_GATE_RUNNING == (int)STORE_BISECTION_RUNNING &&
+		       STORE_GATE_DONE == (int)STORE_BISECTION_DONE &&
+		       STORE_GATE_ABORTED == (int)STORE_BISECTION_ABORTED,
+	       "gate and bisection states share their numbers");
+
+/* For messages only: the database keeps the enums' numbers. */
+static const char *const record_state_names[] = {
 	[STORE_BISECTION_RUNNING] = "running", [STORE_BISECTION_DONE] = "done",
 	[STORE_BISECTION_ABORTED] = "aborted",
 };
@@ -357,7 +393,7 @@ static int transaction_abandon(struct store *store, int error)
 }
 
 /* A copy of a text column, NULL for SQL NULL. */
-static int column_string(sqlite3_stmt *stmt, int column, const char **string)
+static int column_copy(sqlite3_stmt *stmt, int column, char **string)
 {
 	const unsigned char *text;
 	size_t length;
@@ -377,6 +413,16 @@ static int column_string(sqlite3_stmt *stmt, int column, const char **string)
 	copy[length] = '\0';
 	*string = copy;
 	return 0;
+}
+
+/* column_copy() for the structs that hand out const strings. */
+static int column_string(sqlite3_stmt *stmt, int column, const char **string)
+{
+	char *copy;
+	int error = column_copy(stmt, column, &copy);
+
+	*string = copy;
+	return error;
 }
 
 static void free_string(const char *string)
@@ -1289,54 +1335,151 @@ int store_board_health_checked(struct store *store, const char *board, bool pass
 	return execute(store, stmt, rc, "record health check");
 }
 
-/* ---- bisections ------------------------------------------------------------ */
+/* ---- bisections and gates -------------------------------------------------- */
 
-int store_bisection_create(struct store *store, const char *job, const char *spec, int64_t *id)
+/*
+ * A bisection and a gate are stored alike: a row with a job, a spec and a
+ * state, finished once with an answer (a gate also with a verdict), and a link
+ * table giving runs their roles. One set of functions serves both; a
+ * record_kind names what differs. RECORD_SQL spells each kind's statements out
+ * at compile time: table names are constants in the code, never values.
+ */
+
+/* Reads a row of the kind's get and latest queries into a struct. */
+typedef int read_record_row_fn(sqlite3_stmt *stmt, void *record);
+
+struct record_kind {
+	const char *noun;		/* "bisection", "gate": in messages */
+	bool has_verdict;		/* finishing binds ?5, the verdict */
+	read_record_row_fn *read_row;
+	const char *create_sql;		/* ?1 job, ?2 spec, ?3 now */
+	const char *state_sql;		/* ?1 id */
+	const char *set_spec_sql;	/* ?1 id, ?2 spec */
+	const char *finish_sql;		/* ?1 id, ?2 state, ?3 answer, ?4 now (, ?5 verdict) */
+	const char *get_sql;		/* ?1 id */
+	const char *latest_sql;
+	const char *link_sql;		/* ?1 id, ?2 run id, ?3 role */
+	const char *runs_sql;		/* ?1 id: RUN_COLUMNS, then the role */
+};
+
+/* RUN_COLUMNS name only runs' columns: a link table has none of theirs. */
+#define RECORD_SQL(table, columns, created, finished, finish_more, link, key)                   \
+	.create_sql = "INSERT INTO " table " (job, spec, state, " created ")"                  \
+		      " VALUES (?1, ?2, 0, ?3)",                                                 \
+	.state_sql = "SELECT state FROM " table " WHERE id = ?1",                                \
+	.set_spec_sql = "UPDATE " table " SET spec = ?2 WHERE id = ?1",                          \
+	.finish_sql = "UPDATE " table " SET state = ?2, answer = ?3, " finished " = ?4"        \
+		      finish_more " WHERE id = ?1 AND state = 0",                                \
+	.get_sql = "SELECT " columns " FROM " table " WHERE id = ?1",                            \
+	.latest_sql = "SELECT " columns " FROM " table " ORDER BY id DESC LIMIT 1",              \
+	.link_sql = "INSERT INTO " link " (" key ", run_id, role) VALUES (?1, ?2, ?3)",          \
+	.runs_sql = "SELECT " RUN_COLUMNS ", " link ".role FROM runs JOIN " link                 \
+		    " ON " link ".run_id = runs.id WHERE " link "." key " = ?1 ORDER BY runs.id"
+
+#define BISECTION_COLUMNS "id, job, spec, state, answer, created_at, finished_at"
+#define GATE_COLUMNS \
+	"id, job, spec, state, verdict, answer, bisection_id, created_ms, finished_ms"
+
+/* A stored state as the enums' number; the schema's CHECK keeps it one of the three. */
+static int record_state(int64_t value)
 {
-	static const char sql[] =
-		"INSERT INTO bisections (job, spec, state, created_at) VALUES (?1, ?2, ?3, ?4)";
+	return value == STORE_BISECTION_DONE || value == STORE_BISECTION_ABORTED
+		       ? (int)value
+		       : STORE_BISECTION_RUNNING;
+}
+
+static int read_bisection_row(sqlite3_stmt *stmt, void *record)
+{
+	struct store_bisection *bisection = record;
+	int error;
+
+	memset(bisection, 0, sizeof(*bisection));
+	bisection->id = sqlite3_column_int64(stmt, 0);
+	bisection->state = (enum store_bisection_state)record_state(sqlite3_column_int64(stmt, 3));
+	bisection->created_at = sqlite3_column_int64(stmt, 5);
+	bisection->finished_at = sqlite3_column_int64(stmt, 6);
+	if ((error = column_string(stmt, 1, &bisection->job)) ||
+	    (error = column_string(stmt, 2, &bisection->spec)) ||
+	    (error = column_string(stmt, 4, &bisection->answer)))
+		store_bisection_release(bisection);
+	return error;
+}
+
+static int read_gate_row(sqlite3_stmt *stmt, void *record)
+{
+	struct store_gate *gate = record;
+	int error;
+
+	memset(gate, 0, sizeof(*gate));
+	gate->id = sqlite3_column_int64(stmt, 0);
+	gate->state = (enum store_gate_state)record_state(sqlite3_column_int64(stmt, 3));
+	gate->bisection_id = sqlite3_column_int64(stmt, 6);
+	gate->created_ms = sqlite3_column_int64(stmt, 7);
+	gate->finished_ms = sqlite3_column_int64(stmt, 8);
+	if ((error = column_copy(stmt, 1, &gate->job)) ||
+	    (error = column_copy(stmt, 2, &gate->spec)) ||
+	    (error = column_copy(stmt, 4, &gate->verdict)) ||
+	    (error = column_copy(stmt, 5, &gate->answer)))
+		store_gate_release(gate);
+	return error;
+}
+
+static const struct record_kind bisection_kind = {
+	.noun = "bisection",
+	.read_row = read_bisection_row,
+	RECORD_SQL("bisections", BISECTION_COLUMNS, "created_at", "finished_at", "",
+		   "bisection_runs", "bisection_id"),
+};
+
+static const struct record_kind gate_kind = {
+	.noun = "gate",
+	.has_verdict = true,
+	.read_row = read_gate_row,
+	RECORD_SQL("gates", GATE_COLUMNS, "created_ms", "finished_ms", ", verdict = ?5",
+		   "gate_runs", "gate_id"),
+};
+
+static int create_record(struct store *store, const struct record_kind *kind, const char *job,
+			 const char *spec, int64_t *id)
+{
 	sqlite3_stmt *stmt;
+	char what[32];
 	int rc = SQLITE_OK, error;
 
+	snprintf(what, sizeof(what), "create %s", kind->noun);
 	if (!job || !spec)
-		return fail(store, -EINVAL, "create bisection: job and spec are required");
-	error = prepare(store, sql, &stmt, "create bisection");
+		return fail(store, -EINVAL, "%s: job and spec are required", what);
+	error = prepare(store, kind->create_sql, &stmt, what);
 	if (error)
 		return error;
 	bind_text(stmt, 1, job, &rc);
 	bind_text(stmt, 2, spec, &rc);
-	bind_int(stmt, 3, STORE_BISECTION_RUNNING, &rc);
-	bind_int(stmt, 4, now_ms(), &rc);
-	error = execute(store, stmt, rc, "create bisection");
+	bind_int(stmt, 3, now_ms(), &rc);
+	error = execute(store, stmt, rc, what);
 	if (error)
 		return error;
 	*id = sqlite3_last_insert_rowid(store->db);
 	return 0;
 }
 
-/* The state of a bisection, or -ENOENT. */
-static int read_bisection_state(struct store *store, int64_t id,
-				enum store_bisection_state *state, const char *what)
+/* The state of a bisection or gate, or -ENOENT. */
+static int read_record_state(struct store *store, const struct record_kind *kind, int64_t id,
+			     int *state, const char *what)
 {
 	sqlite3_stmt *stmt;
 	int rc = SQLITE_OK, error;
 
-	error = prepare(store, "SELECT state FROM bisections WHERE id = ?1", &stmt, what);
+	error = prepare(store, kind->state_sql, &stmt, what);
 	if (error)
 		return error;
 	bind_int(stmt, 1, id, &rc);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW) {
-		int64_t value = sqlite3_column_int64(stmt, 0);
-
-		/* the schema's CHECK keeps it one of the three */
-		*state = value == STORE_BISECTION_DONE || value == STORE_BISECTION_ABORTED
-				 ? (enum store_bisection_state)value
-				 : STORE_BISECTION_RUNNING;
+		*state = record_state(sqlite3_column_int64(stmt, 0));
 		error = 0;
 	} else if (rc == SQLITE_DONE) {
-		error = fail(store, -ENOENT, "%s: no such bisection", what);
+		error = fail(store, -ENOENT, "%s: no such %s", what, kind->noun);
 	} else {
 		error = fail_sqlite(store, rc, what);
 	}
@@ -1344,16 +1487,33 @@ static int read_bisection_state(struct store *store, int64_t id,
 	return error;
 }
 
-int store_bisection_set_spec(struct store *store, int64_t id, const char *spec)
+/* After an update guarded by the state changed nothing: -ENOENT when there is
+ * no such record, 0 when it is in state `unchanged_is_fine`, else -EALREADY. */
+static int explain_unchanged_record(struct store *store, const struct record_kind *kind,
+				    int64_t id, int unchanged_is_fine, const char *what)
+{
+	int current = STORE_BISECTION_RUNNING;
+	int error = read_record_state(store, kind, id, &current, what);
+
+	if (error)
+		return error;
+	if (current == unchanged_is_fine)
+		return 0;
+	return fail(store, -EALREADY, "%s: the %s is %s", what, kind->noun,
+		    record_state_names[current]);
+}
+
+static int set_record_spec(struct store *store, const struct record_kind *kind, int64_t id,
+			   const char *spec)
 {
 	sqlite3_stmt *stmt;
 	char what[64];
 	int rc = SQLITE_OK, error;
 
-	snprintf(what, sizeof(what), "set the spec of bisection %" PRId64, id);
+	snprintf(what, sizeof(what), "set the spec of %s %" PRId64, kind->noun, id);
 	if (!spec)
 		return fail(store, -EINVAL, "%s: no spec", what);
-	error = prepare(store, "UPDATE bisections SET spec = ?2 WHERE id = ?1", &stmt, what);
+	error = prepare(store, kind->set_spec_sql, &stmt, what);
 	if (error)
 		return error;
 	bind_int(stmt, 1, id, &rc);
@@ -1362,41 +1522,224 @@ int store_bisection_set_spec(struct store *store, int64_t id, const char *spec)
 	if (error)
 		return error;
 	if (sqlite3_changes(store->db) == 0)
-		return fail(store, -ENOENT, "%s: no such bisection", what);
+		return fail(store, -ENOENT, "%s: no such %s", what, kind->noun);
 	return 0;
 }
 
-int store_bisection_finish(struct store *store, int64_t id, enum store_bisection_state state,
-			   const char *answer)
+/* running -> done or aborted; verdict only for a kind that has one. */
+static int finish_record(struct store *store, const struct record_kind *kind, int64_t id,
+			 int state, const char *verdict, const char *answer)
 {
-	static const char sql[] =
-		"UPDATE bisections SET state = ?2, answer = ?3, finished_at = ?4"
-		" WHERE id = ?1 AND state = 0";
-	enum store_bisection_state current = STORE_BISECTION_RUNNING;
 	sqlite3_stmt *stmt;
 	char what[64];
 	int rc = SQLITE_OK, error;
 
-	snprintf(what, sizeof(what), "finish bisection %" PRId64, id);
+	snprintf(what, sizeof(what), "finish %s %" PRId64, kind->noun, id);
 	if (state != STORE_BISECTION_DONE && state != STORE_BISECTION_ABORTED)
 		return fail(store, -EINVAL, "%s: the new state is neither done nor aborted", what);
 	if (state == STORE_BISECTION_DONE && !answer)
 		return fail(store, -EINVAL, "%s: done without an answer", what);
-	error = prepare(store, sql, &stmt, what);
+	if (kind->has_verdict && state == STORE_BISECTION_DONE && (!verdict || !*verdict))
+		return fail(store, -EINVAL, "%s: done without a verdict", what);
+	error = prepare(store, kind->finish_sql, &stmt, what);
 	if (error)
 		return error;
 	bind_int(stmt, 1, id, &rc);
 	bind_int(stmt, 2, state, &rc);
 	bind_text(stmt, 3, answer, &rc);
 	bind_int(stmt, 4, now_ms(), &rc);
+	if (kind->has_verdict)
+		bind_text(stmt, 5, verdict, &rc);
 	error = execute(store, stmt, rc, what);
 	if (error || sqlite3_changes(store->db) > 0)
 		return error;
-	error = read_bisection_state(store, id, &current, what);
+	return explain_unchanged_record(store, kind, id, -1, what);
+}
+
+/* Reads the one row of a bound get or latest query: -ENOENT when there is none. */
+static int read_one_record(struct store *store, const struct record_kind *kind,
+			   sqlite3_stmt *stmt, int bind_rc, void *record, const char *what)
+{
+	int rc = bind_rc, error;
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		error = kind->read_row(stmt, record);
+	else if (rc == SQLITE_DONE)
+		error = fail(store, -ENOENT, "%s: no such %s", what, kind->noun);
+	else
+		error = fail_sqlite(store, rc, what);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* The caller zeroes *record first, so that it is empty on any failure. */
+static int get_record(struct store *store, const struct record_kind *kind, int64_t id,
+		      void *record)
+{
+	sqlite3_stmt *stmt;
+	char what[64];
+	int rc = SQLITE_OK, error;
+
+	snprintf(what, sizeof(what), "read %s %" PRId64, kind->noun, id);
+	error = prepare(store, kind->get_sql, &stmt, what);
 	if (error)
 		return error;
-	return fail(store, -EALREADY, "%s: the bisection is %s", what,
-		    bisection_state_names[current]);
+	bind_int(stmt, 1, id, &rc);
+	return read_one_record(store, kind, stmt, rc, record, what);
+}
+
+static int latest_record(struct store *store, const struct record_kind *kind, void *record)
+{
+	sqlite3_stmt *stmt;
+	char what[64];
+	int error;
+
+	snprintf(what, sizeof(what), "read the latest %s", kind->noun);
+	error = prepare(store, kind->latest_sql, &stmt, what);
+	if (error)
+		return error;
+	return read_one_record(store, kind, stmt, SQLITE_OK, record, what);
+}
+
+/*
+ * Runs a bound statement that links rows (a run to a bisection or a gate, a
+ * gate to a bisection) and finalizes it: -EEXIST when the link is there
+ * already; -ENOENT, with nothing in the message, when a foreign key points
+ * nowhere (the caller says which, once the statement is gone).
+ */
+static int execute_link(struct store *store, sqlite3_stmt *stmt, int bind_rc, const char *what)
+{
+	int rc = bind_rc, error = 0;
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	/* the connection reports extended codes: which constraint said no */
+	if (rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+		error = fail(store, -EEXIST, "%s: already linked", what);
+	else if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+		error = -ENOENT;
+	else if (rc != SQLITE_DONE)
+		error = fail_sqlite(store, rc, what);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* After a link was refused by a foreign key: which end is missing. */
+static int explain_missing_link(struct store *store, const struct record_kind *kind, int64_t id,
+				int64_t run_id, const char *what)
+{
+	enum run_state run_state;
+	int state;
+	int error = read_record_state(store, kind, id, &state, what);
+
+	if (error)
+		return error;
+	error = read_run_state(store, run_id, &run_state, what);
+	if (error == -ENOENT)
+		return fail(store, -ENOENT, "%s: no such run", what);
+	if (error)
+		return error;
+	/* both there now: whatever was missing is not any more */
+	return fail(store, -ENOENT, "%s: the %s or the run was missing", what, kind->noun);
+}
+
+static int add_record_run(struct store *store, const struct record_kind *kind, int64_t id,
+			  int64_t run_id, const char *role)
+{
+	sqlite3_stmt *stmt;
+	char what[96];
+	int rc = SQLITE_OK, error;
+
+	snprintf(what, sizeof(what), "link run %" PRId64 " to %s %" PRId64, run_id, kind->noun, id);
+	if (!role || !*role)
+		return fail(store, -EINVAL, "%s: no role", what);
+	error = prepare(store, kind->link_sql, &stmt, what);
+	if (error)
+		return error;
+	bind_int(stmt, 1, id, &rc);
+	bind_int(stmt, 2, run_id, &rc);
+	bind_text(stmt, 3, role, &rc);
+	error = execute_link(store, stmt, rc, what);
+	if (error == -ENOENT)
+		return explain_missing_link(store, kind, id, run_id, what);
+	return error;
+}
+
+struct role_reader {
+	char **roles;
+	size_t count, capacity;
+};
+
+/* A record's run query selects the run's role right after RUN_COLUMNS. */
+static int read_role(sqlite3_stmt *stmt, void *context)
+{
+	struct role_reader *reader = context;
+	char *role;
+	int error;
+
+	error = grow((void **)&reader->roles, reader->count, &reader->capacity,
+		     sizeof(*reader->roles));
+	if (!error)
+		error = column_copy(stmt, RUN_COLUMN_COUNT, &role);
+	if (!error)
+		reader->roles[reader->count++] = role;
+	return error;
+}
+
+static void free_roles(char **roles, size_t count)
+{
+	if (!roles)
+		return;
+	for (size_t i = 0; i < count; i++)
+		free(roles[i]);
+	free(roles);
+}
+
+static int record_runs(struct store *store, const struct record_kind *kind, int64_t id,
+		       struct store_run_list *list, char ***roles)
+{
+	struct role_reader reader = { .roles = NULL };
+	sqlite3_stmt *stmt;
+	char what[64];
+	int rc = SQLITE_OK, state, error;
+
+	memset(list, 0, sizeof(*list));
+	*roles = NULL;
+	snprintf(what, sizeof(what), "read the runs of %s %" PRId64, kind->noun, id);
+	error = read_record_state(store, kind, id, &state, what);
+	if (error)
+		return error;
+	error = prepare(store, kind->runs_sql, &stmt, what);
+	if (error)
+		return error;
+	bind_int(stmt, 1, id, &rc);
+	error = read_run_list_extra(store, stmt, rc, list, read_role, &reader, what);
+	if (error) {
+		free_roles(reader.roles, reader.count);
+		return error;
+	}
+	*roles = reader.roles;
+	return 0;
+}
+
+/* ---- bisections ------------------------------------------------------------ */
+
+int store_bisection_create(struct store *store, const char *job, const char *spec, int64_t *id)
+{
+	return create_record(store, &bisection_kind, job, spec, id);
+}
+
+int store_bisection_set_spec(struct store *store, int64_t id, const char *spec)
+{
+	return set_record_spec(store, &bisection_kind, id, spec);
+}
+
+int store_bisection_finish(struct store *store, int64_t id, enum store_bisection_state state,
+			   const char *answer)
+{
+	return finish_record(store, &bisection_kind, id, (int)state, NULL, answer);
 }
 
 int store_bisection_reopen(struct store *store, int64_t id)
@@ -1404,7 +1747,6 @@ int store_bisection_reopen(struct store *store, int64_t id)
 	static const char sql[] =
 		"UPDATE bisections SET state = 0, answer = NULL, finished_at = NULL"
 		" WHERE id = ?1 AND state = 2";
-	enum store_bisection_state current = STORE_BISECTION_RUNNING;
 	sqlite3_stmt *stmt;
 	char what[64];
 	int rc = SQLITE_OK, error;
@@ -1417,83 +1759,19 @@ int store_bisection_reopen(struct store *store, int64_t id)
 	error = execute(store, stmt, rc, what);
 	if (error || sqlite3_changes(store->db) > 0)
 		return error;
-	error = read_bisection_state(store, id, &current, what);
-	if (error)
-		return error;
-	if (current == STORE_BISECTION_RUNNING)
-		return 0;
-	return fail(store, -EALREADY, "%s: the bisection is %s", what,
-		    bisection_state_names[current]);
-}
-
-#define BISECTION_COLUMNS "id, job, spec, state, answer, created_at, finished_at"
-
-static int read_bisection_row(sqlite3_stmt *stmt, struct store_bisection *bisection)
-{
-	int64_t state;
-	int error;
-
-	memset(bisection, 0, sizeof(*bisection));
-	bisection->id = sqlite3_column_int64(stmt, 0);
-	state = sqlite3_column_int64(stmt, 3);
-	bisection->state = state == STORE_BISECTION_DONE || state == STORE_BISECTION_ABORTED
-				   ? (enum store_bisection_state)state
-				   : STORE_BISECTION_RUNNING;
-	bisection->created_at = sqlite3_column_int64(stmt, 5);
-	bisection->finished_at = sqlite3_column_int64(stmt, 6);
-	if ((error = column_string(stmt, 1, &bisection->job)) ||
-	    (error = column_string(stmt, 2, &bisection->spec)) ||
-	    (error = column_string(stmt, 4, &bisection->answer)))
-		store_bisection_release(bisection);
-	return error;
-}
-
-/* Reads the one row of a bound bisection query: -ENOENT when there is none. */
-static int read_one_bisection(struct store *store, sqlite3_stmt *stmt, int bind_rc,
-			      struct store_bisection *bisection, const char *what)
-{
-	int rc = bind_rc, error;
-
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		error = read_bisection_row(stmt, bisection);
-	else if (rc == SQLITE_DONE)
-		error = fail(store, -ENOENT, "%s: no such bisection", what);
-	else
-		error = fail_sqlite(store, rc, what);
-	sqlite3_finalize(stmt);
-	return error;
+	return explain_unchanged_record(store, &bisection_kind, id, STORE_BISECTION_RUNNING, what);
 }
 
 int store_bisection_get(struct store *store, int64_t id, struct store_bisection *out)
 {
-	sqlite3_stmt *stmt;
-	char what[64];
-	int rc = SQLITE_OK, error;
-
 	memset(out, 0, sizeof(*out));
-	snprintf(what, sizeof(what), "read bisection %" PRId64, id);
-	error = prepare(store, "SELECT " BISECTION_COLUMNS " FROM bisections WHERE id = ?1", &stmt,
-			what);
-	if (error)
-		return error;
-	bind_int(stmt, 1, id, &rc);
-	return read_one_bisection(store, stmt, rc, out, what);
+	return get_record(store, &bisection_kind, id, out);
 }
 
 int store_bisection_latest(struct store *store, struct store_bisection *out)
 {
-	sqlite3_stmt *stmt;
-	int error;
-
 	memset(out, 0, sizeof(*out));
-	error = prepare(store,
-			"SELECT " BISECTION_COLUMNS " FROM bisections ORDER BY id DESC LIMIT 1",
-			&stmt, "read the latest bisection");
-	if (error)
-		return error;
-	return read_one_bisection(store, stmt, SQLITE_OK, out, "read the latest bisection");
+	return latest_record(store, &bisection_kind, out);
 }
 
 void store_bisection_release(struct store_bisection *bisection)
@@ -1504,118 +1782,150 @@ void store_bisection_release(struct store_bisection *bisection)
 	memset(bisection, 0, sizeof(*bisection));
 }
 
-/* After a link was refused by a foreign key: which end is missing. */
-static int explain_missing_link(struct store *store, int64_t bisection_id, int64_t run_id,
-				const char *what)
-{
-	enum store_bisection_state state;
-	enum run_state run_state;
-	int error = read_bisection_state(store, bisection_id, &state, what);
-
-	if (error)
-		return error;
-	error = read_run_state(store, run_id, &run_state, what);
-	if (error == -ENOENT)
-		return fail(store, -ENOENT, "%s: no such run", what);
-	if (error)
-		return error;
-	/* both there now: whatever was missing is not any more */
-	return fail(store, -ENOENT, "%s: the bisection or the run was missing", what);
-}
-
 int store_bisection_add_run(struct store *store, int64_t bisection_id, int64_t run_id,
 			    const char *role)
 {
-	static const char sql[] =
-		"INSERT INTO bisection_runs (bisection_id, run_id, role) VALUES (?1, ?2, ?3)";
-	sqlite3_stmt *stmt;
-	char what[96];
-	int rc = SQLITE_OK, error = 0;
-
-	snprintf(what, sizeof(what), "link run %" PRId64 " to bisection %" PRId64, run_id,
-		 bisection_id);
-	if (!role || !*role)
-		return fail(store, -EINVAL, "%s: no role", what);
-	error = prepare(store, sql, &stmt, what);
-	if (error)
-		return error;
-	bind_int(stmt, 1, bisection_id, &rc);
-	bind_int(stmt, 2, run_id, &rc);
-	bind_text(stmt, 3, role, &rc);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	/* the connection reports extended codes: which constraint said no */
-	if (rc == SQLITE_CONSTRAINT_PRIMARYKEY)
-		error = fail(store, -EEXIST, "%s: already linked", what);
-	else if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
-		error = -ENOENT;	/* explained below, once the statement is gone */
-	else if (rc != SQLITE_DONE)
-		error = fail_sqlite(store, rc, what);
-	sqlite3_finalize(stmt);
-	if (error == -ENOENT)
-		return explain_missing_link(store, bisection_id, run_id, what);
-	return error;
-}
-
-struct role_reader {
-	char **roles;
-	size_t count, capacity;
-};
-
-/* A bisection's run query selects the run's role right after RUN_COLUMNS. */
-static int read_role(sqlite3_stmt *stmt, void *context)
-{
-	struct role_reader *reader = context;
-	const char *role;
-	int error;
-
-	error = grow((void **)&reader->roles, reader->count, &reader->capacity,
-		     sizeof(*reader->roles));
-	if (!error)
-		error = column_string(stmt, RUN_COLUMN_COUNT, &role);
-	if (!error)
-		reader->roles[reader->count++] = (char *)role;
-	return error;
+	return add_record_run(store, &bisection_kind, bisection_id, run_id, role);
 }
 
 int store_bisection_runs(struct store *store, int64_t bisection_id, struct store_run_list *list,
 			 char ***roles)
 {
-	/* RUN_COLUMNS name only runs' columns: bisection_runs has none of theirs */
-	static const char sql[] =
-		"SELECT " RUN_COLUMNS ", bisection_runs.role"
-		" FROM runs JOIN bisection_runs ON bisection_runs.run_id = runs.id"
-		" WHERE bisection_runs.bisection_id = ?1 ORDER BY runs.id";
-	struct role_reader reader = { .roles = NULL };
-	enum store_bisection_state state;
-	sqlite3_stmt *stmt;
-	char what[64];
-	int rc = SQLITE_OK, error;
-
-	memset(list, 0, sizeof(*list));
-	*roles = NULL;
-	snprintf(what, sizeof(what), "read the runs of bisection %" PRId64, bisection_id);
-	error = read_bisection_state(store, bisection_id, &state, what);
-	if (error)
-		return error;
-	error = prepare(store, sql, &stmt, what);
-	if (error)
-		return error;
-	bind_int(stmt, 1, bisection_id, &rc);
-	error = read_run_list_extra(store, stmt, rc, list, read_role, &reader, what);
-	if (error) {
-		store_bisection_roles_free(reader.roles, reader.count);
-		return error;
-	}
-	*roles = reader.roles;
-	return 0;
+	return record_runs(store, &bisection_kind, bisection_id, list, roles);
 }
 
 void store_bisection_roles_free(char **roles, size_t count)
 {
-	if (!roles)
+	free_roles(roles, count);
+}
+
+/* ---- gates ----------------------------------------------------------------- */
+
+int store_gate_create(struct store *store, const char *job, const char *spec, int64_t *id)
+{
+	return create_record(store, &gate_kind, job, spec, id);
+}
+
+int store_gate_set_spec(struct store *store, int64_t id, const char *spec)
+{
+	return set_record_spec(store, &gate_kind, id, spec);
+}
+
+int store_gate_set_bisection(struct store *store, int64_t id, int64_t bisection_id)
+{
+	static const char sql[] = "UPDATE gates SET bisection_id = ?2 WHERE id = ?1";
+	sqlite3_stmt *stmt;
+	char what[96];
+	int rc = SQLITE_OK, error;
+
+	snprintf(what, sizeof(what), "link gate %" PRId64 " to bisection %" PRId64, id,
+		 bisection_id);
+	error = prepare(store, sql, &stmt, what);
+	if (error)
+		return error;
+	bind_int(stmt, 1, id, &rc);
+	bind_optional_int(stmt, 2, bisection_id, &rc);
+	error = execute_link(store, stmt, rc, what);
+	/* a foreign key is checked only on a row that changed: the gate is there */
+	if (error == -ENOENT)
+		return fail(store, -ENOENT, "%s: no such bisection", what);
+	if (error)
+		return error;
+	if (sqlite3_changes(store->db) == 0)
+		return fail(store, -ENOENT, "%s: no such gate", what);
+	return 0;
+}
+
+int store_gate_finish(struct store *store, int64_t id, enum store_gate_state state,
+		      const char *verdict, const char *answer)
+{
+	return finish_record(store, &gate_kind, id, (int)state, verdict, answer);
+}
+
+int store_gate_get(struct store *store, int64_t id, struct store_gate *out)
+{
+	memset(out, 0, sizeof(*out));
+	return get_record(store, &gate_kind, id, out);
+}
+
+int store_gate_latest(struct store *store, struct store_gate *out)
+{
+	memset(out, 0, sizeof(*out));
+	return latest_record(store, &gate_kind, out);
+}
+
+int store_gate_list(struct store *store, const char *job, size_t limit, struct store_gate **out,
+		    size_t *count)
+{
+	static const char sql[] =
+		"SELECT " GATE_COLUMNS " FROM gates WHERE job = ?1 AND state = ?2"
+		" ORDER BY id DESC LIMIT ?3";
+	struct store_gate *gates = NULL;
+	size_t capacity = 0, found = 0;
+	sqlite3_stmt *stmt;
+	int rc = SQLITE_OK, error;
+
+	*out = NULL;
+	*count = 0;
+	if (!job)
+		return fail(store, -EINVAL, "list the gates of a job: no job given");
+	error = prepare(store, sql, &stmt, "list the gates of a job");
+	if (error)
+		return error;
+	bind_text(stmt, 1, job, &rc);
+	bind_int(stmt, 2, STORE_GATE_DONE, &rc);
+	/* SQLite reads a negative LIMIT as none */
+	bind_int(stmt, 3, (uint64_t)limit > (uint64_t)INT64_MAX ? -1 : (int64_t)limit, &rc);
+	while (!error && rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		rc = SQLITE_OK;
+		error = grow((void **)&gates, found, &capacity, sizeof(*gates));
+		if (!error)
+			error = read_gate_row(stmt, &gates[found]);
+		if (!error)
+			found++;
+	}
+	if (!error && rc != SQLITE_DONE)
+		error = fail_sqlite(store, rc, "list the gates of a job");
+	sqlite3_finalize(stmt);
+	if (error) {
+		store_gate_list_free(gates, found);
+		return error;
+	}
+	*out = gates;
+	*count = found;
+	return 0;
+}
+
+void store_gate_release(struct store_gate *gate)
+{
+	free(gate->job);
+	free(gate->spec);
+	free(gate->verdict);
+	free(gate->answer);
+	memset(gate, 0, sizeof(*gate));
+}
+
+void store_gate_list_free(struct store_gate *gates, size_t count)
+{
+	if (!gates)
 		return;
 	for (size_t i = 0; i < count; i++)
-		free(roles[i]);
-	free(roles);
+		store_gate_release(&gates[i]);
+	free(gates);
+}
+
+int store_gate_add_run(struct store *store, int64_t gate_id, int64_t run_id, const char *role)
+{
+	return add_record_run(store, &gate_kind, gate_id, run_id, role);
+}
+
+int store_gate_runs(struct store *store, int64_t gate_id, struct store_run_list *list,
+		    char ***roles)
+{
+	return record_runs(store, &gate_kind, gate_id, list, roles);
+}
+
+void store_gate_roles_free(char **roles, size_t count)
+{
+	free_roles(roles, count);
 }

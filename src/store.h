@@ -1,7 +1,9 @@
 /*
  * store.h - the lab's state: builds, runs, their outcomes with symptoms and
- * metrics, the event log, board health and lab bisections (what was asked,
- * the runs made for it, the answer), in one SQLite database (WAL).
+ * metrics, the event log, board health, lab bisections (what was asked, the
+ * runs made for it, the answer) and gates (a job's matrix on a baseline and a
+ * candidate kernel, the runs made for it, the verdict), in one SQLite
+ * database (WAL).
  *
  * Every write is committed (and synced to disk) before the function returns,
  * so a result the caller acts on survives a crash or a power cut; writing a
@@ -24,11 +26,13 @@
  *                    the failed write was stored;
  *   STORE_ECORRUPT   the file is damaged or is not a rackbisect database;
  *   STORE_ENEWER     the database was written by a newer rackbisect;
- *   -ENOENT          no such run, build or bisection;
- *   -EALREADY        the run or bisection is not in a state that allows
- *                    this (a finished run is never started or finished
- *                    again, a finished bisection never finished again);
- *   -EEXIST          the link (a run to a bisection) is there already;
+ *   -ENOENT          no such run, build, bisection or gate;
+ *   -EALREADY        the run, bisection or gate is not in a state that
+ *                    allows this (a finished run is never started or
+ *                    finished again, a finished bisection or gate never
+ *                    finished again);
+ *   -EEXIST          the link (a run to a bisection or a gate) is there
+ *                    already;
  *   -EINVAL          a missing argument, or a value the schema refuses
  *                    (empty names, a metric that is not a number);
  *   -EBUSY           another process held the database past the busy timeout;
@@ -51,7 +55,7 @@
 #define STORE_ENEWER   (-30002)
 
 /* The schema version store_open() creates or migrates to (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 struct store;
 
@@ -266,5 +270,74 @@ int store_bisection_runs(struct store *store, int64_t bisection_id, struct store
 			 char ***roles);
 /* Frees roles[0 .. count) and the array; NULL is allowed. */
 void store_bisection_roles_free(char **roles, size_t count);
+
+/* ---- gates: a job's matrix on a baseline and a candidate, and the verdict --- */
+
+/*
+ * `rackbisect gate JOB --baseline REF --candidate REF` runs the job's test
+ * matrix on two kernels and stores a verdict. A gate is stored the way a
+ * bisection is, with the same rules and error codes: what was asked (spec),
+ * the runs made for it with their roles, and once finished a verdict and an
+ * answer; and the bisection it started, if any.
+ */
+
+/* Stored as these numbers (a bisection's numbers): append, never renumber. */
+enum store_gate_state { STORE_GATE_RUNNING, STORE_GATE_DONE, STORE_GATE_ABORTED };
+
+/* A gate as read back; release with store_gate_release() (or, from
+ * store_gate_list(), store_gate_list_free()). */
+struct store_gate {
+	int64_t id;
+	char *job;		/* the job's name */
+	char *spec;		/* what was asked: JSON text in the caller's format */
+	enum store_gate_state state;
+	char *verdict;		/* e.g. "PASS", "REGRESSION"; NULL until finished (and
+				 * when aborted without one) */
+	char *answer;		/* JSON text; NULL until finished (and when aborted
+				 * without one) */
+	int64_t bisection_id;	/* the bisection this gate started; 0: none */
+	int64_t created_ms, finished_ms;	/* ms since the epoch; finished_ms 0 while running */
+};
+
+/* A new running gate of `job` (not empty) asking `spec` (JSON text, not NULL,
+ * stored verbatim); *id gets its id. */
+int store_gate_create(struct store *store, const char *job, const char *spec, int64_t *id);
+/* Replaces the spec, whatever the state: -ENOENT if no such gate. */
+int store_gate_set_spec(struct store *store, int64_t id, const char *spec);
+/* Records the bisection the gate started (0: none, clearing it), whatever the
+ * gate's state: -ENOENT if there is no such gate or no such bisection. */
+int store_gate_set_bisection(struct store *store, int64_t id, int64_t bisection_id);
+/* running -> done or aborted with the verdict and the answer: -EALREADY when
+ * it is not running, -EINVAL for another state or for DONE without a verdict
+ * (not empty) and an answer (ABORTED may give NULL for either). */
+int store_gate_finish(struct store *store, int64_t id, enum store_gate_state state,
+		      const char *verdict, const char *answer);
+/* One gate: -ENOENT if there is none. */
+int store_gate_get(struct store *store, int64_t id, struct store_gate *out);
+/* The newest gate (highest id), whatever its state: -ENOENT when none. */
+int store_gate_latest(struct store *store, struct store_gate *out);
+/* The gates of `job` (not NULL) finished DONE, newest (highest id) first, at
+ * most `limit` of them: for "the last good night" comparisons. *out is a
+ * malloc'd array of *count gates (NULL when none), freed with
+ * store_gate_list_free(); on failure NULL and 0. */
+int store_gate_list(struct store *store, const char *job, size_t limit, struct store_gate **out,
+		    size_t *count);
+/* Frees what a get or latest gave; on a zeroed or released one it does nothing. */
+void store_gate_release(struct store_gate *gate);
+/* Frees gates[0 .. count) and the array; NULL is allowed. */
+void store_gate_list_free(struct store_gate *gates, size_t count);
+/* Links a run to a gate with its role ("baseline", "candidate", ...; not
+ * empty): -ENOENT when either does not exist, -EEXIST when already linked
+ * (whatever the role). A run may serve several gates (and bisections). */
+int store_gate_add_run(struct store *store, int64_t gate_id, int64_t run_id, const char *role);
+/* The runs of a gate, oldest first (by run id, not by when they were linked),
+ * with symptoms, metrics and counts per outcome as store_runs_for_commit()
+ * gives them; roles[i] (malloc'd array of malloc'd strings, freed with
+ * store_gate_roles_free(), NULL when there are no runs) is run i's role.
+ * -ENOENT if no such gate. On failure the list is empty and *roles NULL. */
+int store_gate_runs(struct store *store, int64_t gate_id, struct store_run_list *list,
+		    char ***roles);
+/* Frees roles[0 .. count) and the array; NULL is allowed. */
+void store_gate_roles_free(char **roles, size_t count);
 
 #endif

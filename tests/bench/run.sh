@@ -8,7 +8,10 @@
 #  4. fan-out: `uname -r` on 64 and 256 boards at once, by rackbisect's own
 #     SSH transport (one uv loop) and by parallel-ssh (an ssh process each);
 #  5. bisection on simulated test results: the engine vs `git bisect run`
-#     (real git) vs git's bisection with a repeat wrapper, accuracy and runs.
+#     (real git) vs git's bisection with a repeat wrapper, accuracy and runs;
+#  6. the demo's story: `rackbisect gate --bisect` of v3.3.1-rc1 against v3.3
+#     on 8 boards, wall time against its goal (60 s on 2 cores), split into
+#     the gate and the bisection.
 set -eu
 build=${1:-build}
 vlab=$build/rackbisect-vlab
@@ -156,3 +159,19 @@ echo "== 5. bisection: ours vs git bisect run vs a repeat wrapper (seeded, no bo
 # (bench_bisect WORKDIR 0.1 gives a quick look with a tenth of the trials).
 mkdir "$work/bisect"
 "$build/bench/bench_bisect" "$work/bisect"
+
+echo
+echo "== 6. the demo's gate + bisection, 8 boards (goal < 60 s on 2 cores)"
+# make demo itself, timed: the gate's and the bisection's rounds from its
+# progress lines (the demo prints both; the event log has the times).
+demo_out=$work/demo.out
+started=$(date +%s.%N)
+bash "$(dirname "$0")/../../drivers/virtual/demo.sh" "$build" >"$demo_out" 2>&1 || true
+ended=$(date +%s.%N)
+gate_line=$(grep -m1 '^  exit .* after ' "$demo_out" || true)
+culprit=$(grep -m1 '^  commit ' "$build/demo/reply.txt" 2>/dev/null || echo "  (no culprit: see $demo_out)")
+awk -v a="$started" -v b="$ended" -v line="$gate_line" 'BEGIN {
+	printf "make demo: %.0f s in all (lab up, history, gate, lab down); gate + bisection:%s\n",
+		b - a, line }'
+echo "culprit named:$culprit"
+grep -E '^(bisect: )?round [0-9]+:|^candidate so far|^baseline so far' "$demo_out" | tail -n 3 || true

@@ -42,15 +42,16 @@ rackbisect_under_test() {
 	fi
 }
 
-# eight_board_lab NAME PREFIX SUBNET: a lab file (on stdout) of eight boards
-# PREFIX01..PREFIX08 with the chips of labs/virtual.yaml on SUBNET.1-8, each
-# a test's own loopback addresses.
+# eight_board_lab NAME PREFIX SUBNET [COUNT]: a lab file (on stdout) of eight
+# boards (or the first COUNT) PREFIX01..PREFIX08 with the chips of
+# labs/virtual.yaml on SUBNET.1-8, each a test's own loopback addresses.
 eight_board_lab() {
 	local n=0 chip
 	echo "name: $1"
 	echo "type: virtual"
 	echo "boards:"
 	for chip in ar9285 ar9280 ar5416 ar9160 ar9287 ar9380 ar9462 ar9285; do
+		[ "$n" -lt "${4:-8}" ] || break
 		n=$((n + 1))
 		cat <<YAML
   - name: ${2}0$n

@@ -127,6 +127,22 @@ static void assert_metrics_equal(const struct store_run *run, const struct store
 	}
 }
 
+/* The first column of the first row of a query, read beside the store. */
+static int64_t count_rows(const char *path, const char *sql)
+{
+	sqlite3_stmt *stmt;
+	sqlite3 *db;
+	int64_t count;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+	count = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	sqlite3_close(db);
+	return count;
+}
+
 /* ---- schema ---------------------------------------------------------------- */
 
 static void test_open_creates_the_schema_and_reopen_keeps_it(void **state)
@@ -136,12 +152,18 @@ static void test_open_creates_the_schema_and_reopen_keeps_it(void **state)
 	int version = -1;
 	int64_t run_id;
 
+	assert_int_equal(STORE_SCHEMA_VERSION, 3);
 	assert_int_equal(store_schema_version(fixture->store, &version), 0);
-	assert_int_equal(version, STORE_SCHEMA_VERSION);
+	assert_int_equal(version, 3);
+	assert_int_equal(count_rows(fixture->path, "PRAGMA user_version"), 3);
+	assert_int_equal(count_rows(fixture->path,
+				    "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+				    " AND name IN ('bisections', 'bisection_runs', 'gates', 'gate_runs')"),
+			 4);
 	run_id = queue_run(fixture->store, "ath9k-ps", "c1afdaff");
 	reopen(fixture);
 	assert_int_equal(store_schema_version(fixture->store, &version), 0);
-	assert_int_equal(version, STORE_SCHEMA_VERSION);
+	assert_int_equal(version, 3);
 	assert_int_equal(store_run_get(fixture->store, run_id, &run), 0);
 	assert_string_equal(run.commit, "c1afdaff");
 	store_run_release(&run);
@@ -901,6 +923,429 @@ static void test_bisections_survive_close_and_reopen(void **state)
 	assert_int_equal(store_bisection_finish(fixture->store, running, STORE_BISECTION_DONE, "{}"), 0);
 }
 
+/* ---- gates ------------------------------------------------------------------- */
+
+static int64_t create_gate(struct store *store, const char *job, const char *spec)
+{
+	int64_t id = 0;
+
+	assert_int_equal(store_gate_create(store, job, spec, &id), 0);
+	assert_true(id > 0);
+	return id;
+}
+
+static void finish_gate(struct store *store, int64_t id, const char *verdict, const char *answer)
+{
+	assert_int_equal(store_gate_finish(store, id, STORE_GATE_DONE, verdict, answer), 0);
+}
+
+/* Reads gate id back and checks it (verdict, answer NULL: expected NULL). */
+static void assert_gate(struct store *store, int64_t id, enum store_gate_state state,
+			const char *spec, const char *verdict, const char *answer,
+			int64_t bisection_id)
+{
+	struct store_gate gate;
+
+	assert_int_equal(store_gate_get(store, id, &gate), 0);
+	assert_int_equal(gate.id, id);
+	assert_int_equal(gate.state, state);
+	assert_string_equal(gate.spec, spec);
+	if (verdict)
+		assert_string_equal(gate.verdict, verdict);
+	else
+		assert_null(gate.verdict);
+	if (answer)
+		assert_string_equal(gate.answer, answer);
+	else
+		assert_null(gate.answer);
+	assert_int_equal(gate.bisection_id, bisection_id);
+	assert_true(gate.created_ms > 0);
+	if (state == STORE_GATE_RUNNING)
+		assert_int_equal(gate.finished_ms, 0);
+	else
+		assert_true(gate.finished_ms >= gate.created_ms);
+	store_gate_release(&gate);
+}
+
+static void test_gate_is_created_running_and_read_back(void **state)
+{
+	struct fixture *fixture = *state;
+	/* JSON the store must not look into, with quotes and SQL in it */
+	const char *spec = "{\"baseline\": \"v6.8\", \"candidate\": \"nightly-0412\","
+			   " \"note\": \"it's \\\"odd\\\"'); DROP TABLE gates; --\"}";
+	struct store_gate gate;
+	int64_t id = create_gate(fixture->store, "ath9k-ps", spec);
+	int64_t other = create_gate(fixture->store, "other-job", "{}");
+
+	assert_true(other > id);
+	assert_int_equal(store_gate_get(fixture->store, id, &gate), 0);
+	assert_int_equal(gate.id, id);
+	assert_string_equal(gate.job, "ath9k-ps");
+	assert_string_equal(gate.spec, spec);
+	assert_int_equal(gate.state, STORE_GATE_RUNNING);
+	assert_null(gate.verdict);
+	assert_null(gate.answer);
+	assert_int_equal(gate.bisection_id, 0);
+	assert_true(gate.created_ms > 0);
+	assert_int_equal(gate.finished_ms, 0);
+	store_gate_release(&gate);
+	assert_null(gate.job);
+	store_gate_release(&gate);	/* a released one: nothing to free */
+
+	assert_int_equal(store_gate_get(fixture->store, other, &gate), 0);
+	assert_string_equal(gate.job, "other-job");
+	assert_string_equal(gate.spec, "{}");
+	store_gate_release(&gate);
+
+	assert_int_equal(store_gate_get(fixture->store, other + 1000, &gate), -ENOENT);
+	assert_non_null(strstr(store_error_message(fixture->store), "no such gate"));
+	assert_null(gate.job);
+
+	assert_int_equal(store_gate_create(fixture->store, NULL, "{}", &id), -EINVAL);
+	assert_int_equal(store_gate_create(fixture->store, "", "{}", &id), -EINVAL);
+	assert_int_equal(store_gate_create(fixture->store, "ath9k-ps", NULL, &id), -EINVAL);
+	assert_int_equal(store_gate_latest(fixture->store, &gate), 0);
+	assert_int_equal(gate.id, other);	/* the refused ones left nothing */
+	store_gate_release(&gate);
+	/* gates are not bisections: none of these is one */
+	assert_int_equal(store_bisection_get(fixture->store, id, &(struct store_bisection){ 0 }),
+			 -ENOENT);
+	assert_int_equal(count_rows(fixture->path, "SELECT count(*) FROM gates"), 2);
+}
+
+static void test_latest_gate_is_the_newest_whatever_its_state(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store_gate latest;
+	int64_t first, second, third;
+
+	assert_int_equal(store_gate_latest(fixture->store, &latest), -ENOENT);
+	assert_non_null(strstr(store_error_message(fixture->store), "no such gate"));
+	assert_null(latest.job);
+	/* a bisection is no gate */
+	create_bisection(fixture->store, "ath9k-ps", "{}");
+	assert_int_equal(store_gate_latest(fixture->store, &latest), -ENOENT);
+
+	first = create_gate(fixture->store, "ath9k-ps", "{\"n\": 1}");
+	second = create_gate(fixture->store, "ath9k-ps", "{\"n\": 2}");
+	finish_gate(fixture->store, second, "PASS", "{\"regressions\": []}");
+	assert_int_equal(store_gate_latest(fixture->store, &latest), 0);
+	assert_int_equal(latest.id, second);
+	assert_int_equal(latest.state, STORE_GATE_DONE);
+	assert_string_equal(latest.spec, "{\"n\": 2}");
+	assert_string_equal(latest.verdict, "PASS");
+	assert_string_equal(latest.answer, "{\"regressions\": []}");
+	store_gate_release(&latest);
+
+	third = create_gate(fixture->store, "other-job", "{\"n\": 3}");
+	assert_int_equal(store_gate_finish(fixture->store, third, STORE_GATE_ABORTED, NULL, NULL), 0);
+	/* changing an older one later does not make it the latest */
+	finish_gate(fixture->store, first, "REGRESSION", "{}");
+	/* nor does a newer bisection */
+	create_bisection(fixture->store, "ath9k-ps", "{}");
+	assert_int_equal(store_gate_latest(fixture->store, &latest), 0);
+	assert_int_equal(latest.id, third);
+	assert_string_equal(latest.job, "other-job");
+	assert_int_equal(latest.state, STORE_GATE_ABORTED);
+	assert_null(latest.verdict);
+	store_gate_release(&latest);
+}
+
+static void test_gate_finish_follows_the_state_rules(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store *store = fixture->store;
+	const char *answer = "{\"regressions\": [{\"workload\": \"w3\", \"symptom\": \"hang\"}]}";
+	int64_t done = create_gate(store, "ath9k-ps", "{}");
+	int64_t stopped = create_gate(store, "ath9k-ps", "{}");
+	int64_t quiet = create_gate(store, "ath9k-ps", "{}");
+
+	/* refused arguments change nothing */
+	assert_int_equal(store_gate_finish(store, done, STORE_GATE_RUNNING, "PASS", "{}"), -EINVAL);
+	assert_int_equal(store_gate_finish(store, done, (enum store_gate_state)7, "PASS", "{}"),
+			 -EINVAL);
+	assert_int_equal(store_gate_finish(store, done, STORE_GATE_DONE, NULL, "{}"), -EINVAL);
+	assert_non_null(strstr(store_error_message(store), "verdict"));
+	assert_int_equal(store_gate_finish(store, done, STORE_GATE_DONE, "", "{}"), -EINVAL);
+	assert_int_equal(store_gate_finish(store, done, STORE_GATE_DONE, "PASS", NULL), -EINVAL);
+	assert_non_null(strstr(store_error_message(store), "answer"));
+	assert_gate(store, done, STORE_GATE_RUNNING, "{}", NULL, NULL, 0);
+
+	/* running -> done, then never finished again */
+	finish_gate(store, done, "REGRESSION", answer);
+	assert_gate(store, done, STORE_GATE_DONE, "{}", "REGRESSION", answer, 0);
+	assert_int_equal(store_gate_finish(store, done, STORE_GATE_DONE, "PASS", "{}"), -EALREADY);
+	assert_non_null(strstr(store_error_message(store), "the gate is done"));
+	assert_int_equal(store_gate_finish(store, done, STORE_GATE_ABORTED, NULL, NULL), -EALREADY);
+	assert_gate(store, done, STORE_GATE_DONE, "{}", "REGRESSION", answer, 0);
+
+	/* running -> aborted, with or without a word, then never finished again */
+	assert_int_equal(store_gate_finish(store, stopped, STORE_GATE_ABORTED, "INFRA",
+					   "{\"reason\": \"INFRA on every board\"}"),
+			 0);
+	assert_gate(store, stopped, STORE_GATE_ABORTED, "{}", "INFRA",
+		    "{\"reason\": \"INFRA on every board\"}", 0);
+	assert_int_equal(store_gate_finish(store, stopped, STORE_GATE_DONE, "PASS", "{}"), -EALREADY);
+	assert_non_null(strstr(store_error_message(store), "the gate is aborted"));
+	assert_int_equal(store_gate_finish(store, quiet, STORE_GATE_ABORTED, NULL, NULL), 0);
+	assert_gate(store, quiet, STORE_GATE_ABORTED, "{}", NULL, NULL, 0);
+	assert_int_equal(store_gate_finish(store, quiet, STORE_GATE_ABORTED, NULL, NULL), -EALREADY);
+
+	assert_int_equal(store_gate_finish(store, quiet + 1000, STORE_GATE_DONE, "PASS", "{}"),
+			 -ENOENT);
+	assert_non_null(strstr(store_error_message(store), "no such gate"));
+}
+
+static void test_gate_spec_is_replaced(void **state)
+{
+	struct fixture *fixture = *state;
+	int64_t id = create_gate(fixture->store, "ath9k-ps", "{\"candidate\": null}");
+	int64_t other = create_gate(fixture->store, "ath9k-ps", "{\"candidate\": \"v6.9\"}");
+
+	assert_int_equal(store_gate_set_spec(fixture->store, id, "{\"candidate\": \"abcd\"}"), 0);
+	assert_gate(fixture->store, id, STORE_GATE_RUNNING, "{\"candidate\": \"abcd\"}", NULL, NULL, 0);
+	assert_gate(fixture->store, other, STORE_GATE_RUNNING, "{\"candidate\": \"v6.9\"}", NULL, NULL,
+		    0);
+
+	assert_int_equal(store_gate_set_spec(fixture->store, other + 1000, "{}"), -ENOENT);
+	assert_non_null(strstr(store_error_message(fixture->store), "no such gate"));
+	assert_int_equal(store_gate_set_spec(fixture->store, id, NULL), -EINVAL);
+
+	/* whatever the state: a finished gate keeps its verdict and answer */
+	finish_gate(fixture->store, id, "PASS", "{\"a\": 1}");
+	assert_int_equal(store_gate_set_spec(fixture->store, id, "{\"x\": 2}"), 0);
+	assert_gate(fixture->store, id, STORE_GATE_DONE, "{\"x\": 2}", "PASS", "{\"a\": 1}", 0);
+}
+
+static void test_gate_set_bisection_records_the_bisection_it_started(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store *store = fixture->store;
+	int64_t gate = create_gate(store, "ath9k-ps", "{}");
+	int64_t other = create_gate(store, "ath9k-ps", "{}");
+	int64_t bisection = create_bisection(store, "ath9k-ps", "{\"from_gate\": 1}");
+	int64_t second = create_bisection(store, "ath9k-ps", "{}");
+
+	assert_int_equal(store_gate_set_bisection(store, gate, bisection), 0);
+	assert_gate(store, gate, STORE_GATE_RUNNING, "{}", NULL, NULL, bisection);
+	assert_gate(store, other, STORE_GATE_RUNNING, "{}", NULL, NULL, 0);
+	assert_bisection(store, bisection, STORE_BISECTION_RUNNING, "{\"from_gate\": 1}", NULL);
+
+	/* no such bisection, no such gate: refused, nothing changed */
+	assert_int_equal(store_gate_set_bisection(store, gate, second + 1000), -ENOENT);
+	assert_non_null(strstr(store_error_message(store), "no such bisection"));
+	assert_gate(store, gate, STORE_GATE_RUNNING, "{}", NULL, NULL, bisection);
+	assert_int_equal(store_gate_set_bisection(store, other + 1000, bisection), -ENOENT);
+	assert_non_null(strstr(store_error_message(store), "no such gate"));
+
+	/* whatever the state: a gate finds the regression, then starts the bisection */
+	finish_gate(store, gate, "REGRESSION", "{}");
+	assert_int_equal(store_gate_set_bisection(store, gate, second), 0);
+	assert_gate(store, gate, STORE_GATE_DONE, "{}", "REGRESSION", "{}", second);
+	reopen(fixture);
+	assert_gate(fixture->store, gate, STORE_GATE_DONE, "{}", "REGRESSION", "{}", second);
+	/* and 0 forgets it */
+	assert_int_equal(store_gate_set_bisection(fixture->store, gate, 0), 0);
+	assert_gate(fixture->store, gate, STORE_GATE_DONE, "{}", "REGRESSION", "{}", 0);
+}
+
+static void test_gate_add_run_refuses_missing_and_duplicate_links(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store *store = fixture->store;
+	struct store_run_list list;
+	char **roles;
+	int64_t gate = create_gate(store, "ath9k-ps", "{}");
+	int64_t bisection = create_bisection(store, "ath9k-ps", "{}");
+	int64_t run = queue_run(store, "ath9k-ps", "v6.8");
+	int64_t other_run = queue_run(store, "ath9k-ps", "nightly");
+
+	assert_int_equal(gate, bisection);	/* ids are per table: the same number */
+	assert_int_equal(store_gate_add_run(store, gate, run, "baseline"), 0);
+	assert_int_equal(store_gate_add_run(store, gate, run, "baseline"), -EEXIST);
+	assert_non_null(strstr(store_error_message(store), "already linked"));
+	assert_int_equal(store_gate_add_run(store, gate, run, "candidate"), -EEXIST);
+
+	assert_int_equal(store_gate_add_run(store, gate + 1000, run, "candidate"), -ENOENT);
+	assert_non_null(strstr(store_error_message(store), "no such gate"));
+	assert_int_equal(store_gate_add_run(store, gate, other_run + 1000, "candidate"), -ENOENT);
+	assert_non_null(strstr(store_error_message(store), "no such run"));
+	assert_int_equal(store_gate_add_run(store, gate, other_run, ""), -EINVAL);
+	assert_int_equal(store_gate_add_run(store, gate, other_run, NULL), -EINVAL);
+
+	/* only the first link is there, with its first role */
+	assert_int_equal(store_gate_runs(store, gate, &list, &roles), 0);
+	assert_int_equal(list.count, 1);
+	assert_int_equal(list.runs[0].id, run);
+	assert_string_equal(roles[0], "baseline");
+	store_gate_roles_free(roles, list.count);
+	store_run_list_release(&list);
+
+	/* a gate's links are not its namesake bisection's, nor the other way round */
+	assert_int_equal(store_bisection_runs(store, bisection, &list, &roles), 0);
+	assert_int_equal(list.count, 0);
+	store_run_list_release(&list);
+	assert_int_equal(store_bisection_add_run(store, bisection, run, "bad-end"), 0);
+	assert_int_equal(store_bisection_add_run(store, bisection, other_run, "good-end"), 0);
+	/* the refused ones left other_run free to be linked */
+	assert_int_equal(store_gate_add_run(store, gate, other_run, "candidate"), 0);
+	assert_int_equal(count_rows(fixture->path, "SELECT count(*) FROM gate_runs"), 2);
+	assert_int_equal(count_rows(fixture->path, "SELECT count(*) FROM bisection_runs"), 2);
+}
+
+static void test_gate_runs_come_oldest_first_with_roles_and_symptoms(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store *store = fixture->store;
+	int64_t gate = create_gate(store, "ath9k-ps", "{}");
+	int64_t other = create_gate(store, "ath9k-ps", "{}");
+	int64_t empty = create_gate(store, "ath9k-ps", "{}");
+	int64_t baseline = queue_run(store, "ath9k-ps", "v6.8");
+	int64_t candidate = queue_run(store, "ath9k-ps", "nightly");
+	int64_t unrelated = queue_run(store, "ath9k-ps", "ffff");
+	int64_t flaky = queue_run(store, "ath9k-ps", "nightly");
+	int64_t pending = queue_run(store, "ath9k-ps", "v6.8");
+	struct store_run_list list;
+	char **roles;
+
+	finish_run(store, baseline, RUN_PASS);
+	finish_run_with_w3_result(store, candidate);
+	finish_run(store, flaky, RUN_INFRA);
+	finish_run(store, unrelated, RUN_PASS);
+	/* linked out of order: the list still comes oldest run first */
+	assert_int_equal(store_gate_add_run(store, gate, pending, "baseline"), 0);
+	assert_int_equal(store_gate_add_run(store, gate, flaky, "candidate"), 0);
+	assert_int_equal(store_gate_add_run(store, gate, candidate, "candidate"), 0);
+	assert_int_equal(store_gate_add_run(store, gate, baseline, "baseline"), 0);
+	/* a run may serve another gate, in another role */
+	assert_int_equal(store_gate_add_run(store, other, unrelated, "baseline"), 0);
+	assert_int_equal(store_gate_add_run(store, other, candidate, "baseline"), 0);
+	/* the coordinator dies here: the links are on disk */
+	reopen(fixture);
+	store = fixture->store;
+
+	assert_int_equal(store_gate_runs(store, gate, &list, &roles), 0);
+	assert_int_equal(list.count, 4);
+	assert_int_equal(list.runs[0].id, baseline);
+	assert_int_equal(list.runs[1].id, candidate);
+	assert_int_equal(list.runs[2].id, flaky);
+	assert_int_equal(list.runs[3].id, pending);
+	assert_string_equal(roles[0], "baseline");
+	assert_string_equal(roles[1], "candidate");
+	assert_string_equal(roles[2], "candidate");
+	assert_string_equal(roles[3], "baseline");
+	assert_string_equal(list.runs[1].commit, "nightly");
+	assert_string_equal(list.runs[1].cause, "symptom");
+	assert_symptoms_equal(&list.runs[1], w3_symptoms, 2);
+	assert_metrics_equal(&list.runs[1], w3_metrics, 3);
+	assert_int_equal(list.runs[0].symptom_count + list.runs[0].metric_count, 0);
+	assert_int_equal(list.runs[3].state, RUN_QUEUED);
+	assert_int_equal(list.by_outcome[RUN_PASS], 1);
+	assert_int_equal(list.by_outcome[RUN_FAIL], 1);
+	assert_int_equal(list.by_outcome[RUN_INFRA], 1);
+	assert_int_equal(list.by_outcome[RUN_OUTCOME_NONE], 1);
+	store_gate_roles_free(roles, list.count);
+	store_run_list_release(&list);
+
+	assert_int_equal(store_gate_runs(store, other, &list, &roles), 0);
+	assert_int_equal(list.count, 2);
+	assert_int_equal(list.runs[0].id, candidate);
+	assert_int_equal(list.runs[1].id, unrelated);
+	assert_string_equal(roles[0], "baseline");
+	assert_string_equal(roles[1], "baseline");
+	assert_symptoms_equal(&list.runs[0], w3_symptoms, 2);
+	store_gate_roles_free(roles, list.count);
+	store_run_list_release(&list);
+
+	assert_int_equal(store_gate_runs(store, empty, &list, &roles), 0);
+	assert_int_equal(list.count, 0);
+	assert_null(roles);
+	store_gate_roles_free(roles, list.count);
+	store_run_list_release(&list);
+
+	assert_int_equal(store_gate_runs(store, empty + 1000, &list, &roles), -ENOENT);
+	assert_non_null(strstr(store_error_message(store), "no such gate"));
+	assert_int_equal(list.count, 0);
+	assert_null(roles);
+}
+
+static void test_gate_list_gives_a_jobs_done_gates_newest_first(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store *store = fixture->store;
+	const char *hostile = "ath9k' OR '1'='1";
+	struct store_gate *gates;
+	size_t count;
+	int64_t night1 = create_gate(store, "ath9k-ps", "{\"night\": 1}");
+	int64_t running = create_gate(store, "ath9k-ps", "{\"night\": 2}");
+	int64_t aborted = create_gate(store, "ath9k-ps", "{\"night\": 3}");
+	int64_t other_job = create_gate(store, "other-job", "{\"night\": 4}");
+	int64_t night5 = create_gate(store, "ath9k-ps", "{\"night\": 5}");
+	int64_t night6 = create_gate(store, "ath9k-ps", "{\"night\": 6}");
+
+	/* finished out of order: the list goes by id, newest first */
+	finish_gate(store, night6, "PASS", "{\"n\": 6}");
+	finish_gate(store, night1, "PASS", "{\"n\": 1}");
+	finish_gate(store, night5, "REGRESSION", "{\"n\": 5}");
+	finish_gate(store, other_job, "PASS", "{\"n\": 4}");
+	assert_int_equal(store_gate_finish(store, aborted, STORE_GATE_ABORTED, "PASS", "{}"), 0);
+
+	assert_int_equal(store_gate_list(store, "ath9k-ps", 10, &gates, &count), 0);
+	assert_int_equal(count, 3);
+	assert_int_equal(gates[0].id, night6);
+	assert_int_equal(gates[1].id, night5);
+	assert_int_equal(gates[2].id, night1);
+	for (size_t i = 0; i < count; i++) {
+		assert_string_equal(gates[i].job, "ath9k-ps");
+		assert_int_equal(gates[i].state, STORE_GATE_DONE);
+		assert_true(gates[i].finished_ms >= gates[i].created_ms);
+	}
+	assert_string_equal(gates[0].verdict, "PASS");
+	assert_string_equal(gates[0].answer, "{\"n\": 6}");
+	assert_string_equal(gates[0].spec, "{\"night\": 6}");
+	assert_string_equal(gates[1].verdict, "REGRESSION");
+	assert_string_equal(gates[2].answer, "{\"n\": 1}");
+	store_gate_list_free(gates, count);
+
+	/* at most `limit` */
+	assert_int_equal(store_gate_list(store, "ath9k-ps", 2, &gates, &count), 0);
+	assert_int_equal(count, 2);
+	assert_int_equal(gates[0].id, night6);
+	assert_int_equal(gates[1].id, night5);
+	store_gate_list_free(gates, count);
+	assert_int_equal(store_gate_list(store, "ath9k-ps", 1, &gates, &count), 0);
+	assert_int_equal(count, 1);
+	assert_int_equal(gates[0].id, night6);
+	store_gate_list_free(gates, count);
+	assert_int_equal(store_gate_list(store, "ath9k-ps", 0, &gates, &count), 0);
+	assert_int_equal(count, 0);
+	assert_null(gates);
+	store_gate_list_free(gates, count);
+	assert_int_equal(store_gate_list(store, "ath9k-ps", SIZE_MAX, &gates, &count), 0);
+	assert_int_equal(count, 3);
+	store_gate_list_free(gates, count);
+
+	/* by job, exactly */
+	assert_int_equal(store_gate_list(store, "other-job", 10, &gates, &count), 0);
+	assert_int_equal(count, 1);
+	assert_int_equal(gates[0].id, other_job);
+	store_gate_list_free(gates, count);
+	assert_int_equal(store_gate_list(store, hostile, 10, &gates, &count), 0);
+	assert_int_equal(count, 0);
+	assert_null(gates);
+	assert_int_equal(store_gate_list(store, NULL, 10, &gates, &count), -EINVAL);
+	assert_int_equal(count, 0);
+	assert_null(gates);
+
+	/* the running one joins once it is done */
+	finish_gate(store, running, "PASS", "{\"n\": 2}");
+	assert_int_equal(store_gate_list(store, "ath9k-ps", 10, &gates, &count), 0);
+	assert_int_equal(count, 4);
+	assert_int_equal(gates[2].id, running);
+	assert_int_equal(gates[3].id, night1);
+	store_gate_list_free(gates, count);
+}
+
 /* ---- schema migration -------------------------------------------------------- */
 
 /* The version-1 schema as rackbisect shipped it (migrations[0] in store.c), kept
@@ -987,54 +1432,70 @@ static const char version_1_data[] =
 	"INSERT INTO events VALUES (1, 2500, 'vb02', 1, 'hang', 'no output for 120 s');"
 	"INSERT INTO board_health VALUES ('vb02', 2, 1, 2600);";
 
-static int64_t count_rows(const char *path, const char *sql)
-{
-	sqlite3_stmt *stmt;
-	sqlite3 *db;
-	int64_t count;
+/* The tables version 2 added (migrations[1] in store.c), frozen like
+ * schema_version_1: run after it, they make a version-2 database. */
+static const char schema_version_2[] =
+	"CREATE TABLE bisections ("
+	"  id INTEGER PRIMARY KEY,"
+	"  job TEXT NOT NULL CHECK (length(job) > 0),"
+	"  spec TEXT NOT NULL,"
+	"  state INTEGER NOT NULL CHECK (state IN (0, 1, 2)),"
+	"  answer TEXT,"
+	"  created_at INTEGER NOT NULL,"
+	"  finished_at INTEGER,"
+	"  CHECK ((state = 0) = (finished_at IS NULL)),"
+	"  CHECK (state <> 0 OR answer IS NULL)"
+	");"
+	"CREATE TABLE bisection_runs ("
+	"  bisection_id INTEGER NOT NULL REFERENCES bisections (id),"
+	"  run_id INTEGER NOT NULL REFERENCES runs (id),"
+	"  role TEXT NOT NULL CHECK (length(role) > 0),"
+	"  PRIMARY KEY (bisection_id, run_id)"
+	");"
+	"PRAGMA user_version = 2;";
 
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
-	count = sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
-	sqlite3_close(db);
-	return count;
+/* What a version-2 rackbisect had written besides version_1_data: a finished
+ * bisection and a running one, with runs 1 and 2 in roles. */
+static const char version_2_data[] =
+	"INSERT INTO bisections VALUES (1, 'ath9k-ps', '{\"good\": \"v3.3\", \"bad\": \"1111\"}', 1,"
+	"  '{\"first_bad\": \"1111\"}', 4000, 4900);"
+	"INSERT INTO bisections VALUES (2, 'ath9k-ps', '{\"symptom\": null}', 0, NULL, 5000, NULL);"
+	"INSERT INTO bisection_runs VALUES (1, 1, 'bad-end');"
+	"INSERT INTO bisection_runs VALUES (2, 2, 'candidate');"
+	"INSERT INTO bisection_runs VALUES (2, 1, 'confirm');";
+
+/* Replaces the fixture's database with `name`, made the way an older
+ * rackbisect did: schema (NULL-terminated texts) in one transaction, then the
+ * data. The fixture takes it over (reopen() and the teardown's integrity
+ * check); it is left closed, at the version the schema set. */
+static void make_old_database(struct fixture *fixture, const char *name,
+			      const char *const *schema, const char *const *data, int version)
+{
+	sqlite3 *db;
+
+	store_close(fixture->store);
+	fixture->store = NULL;
+	snprintf(fixture->path, sizeof(fixture->path), "%s/%s", fixture->dir, name);
+	assert_int_equal(sqlite3_open(fixture->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode = WAL; BEGIN IMMEDIATE", NULL, NULL, NULL),
+			 SQLITE_OK);
+	for (; *schema; schema++)
+		assert_int_equal(sqlite3_exec(db, *schema, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	for (; *data; data++)
+		assert_int_equal(sqlite3_exec(db, *data, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	assert_int_equal(count_rows(fixture->path, "PRAGMA user_version"), version);
 }
 
-static void test_version_1_database_migrates_keeping_its_data(void **state)
+/* Nothing of version_1_data was lost. */
+static void assert_version_1_data_intact(struct fixture *fixture)
 {
-	struct fixture *fixture = *state;
 	struct store_board_health health;
 	struct store_run_list list;
 	struct store_build build;
 	struct store_run run;
-	const char *path = fixture->path;
-	char **roles;
-	int64_t bisection, run_id;
-	int version = -1;
-	sqlite3 *db;
 
-	assert_int_equal(STORE_SCHEMA_VERSION, 2);
-	/* a version-1 database, made and filled the way version 1 did; the
-	 * fixture takes it over (reopen() and the teardown's integrity check) */
-	store_close(fixture->store);
-	fixture->store = NULL;
-	snprintf(fixture->path, sizeof(fixture->path), "%s/version-1.db", fixture->dir);
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode = WAL; BEGIN IMMEDIATE", NULL, NULL, NULL),
-			 SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, schema_version_1, NULL, NULL, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, version_1_data, NULL, NULL, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_close(db), SQLITE_OK);
-	assert_int_equal(count_rows(path, "PRAGMA user_version"), 1);
-
-	assert_int_equal(store_open(path, &fixture->store), 0);
-	assert_int_equal(store_schema_version(fixture->store, &version), 0);
-	assert_int_equal(version, 2);
-
-	/* nothing of version 1 was lost */
 	assert_int_equal(store_run_get(fixture->store, 1, &run), 0);
 	assert_string_equal(run.job, "ath9k-ps");
 	assert_string_equal(run.board, "vb02");
@@ -1058,7 +1519,28 @@ static void test_version_1_database_migrates_keeping_its_data(void **state)
 	assert_int_equal(store_board_health_get(fixture->store, "vb02", &health), 0);
 	assert_int_equal(health.consecutive_infra, 2);
 	assert_true(health.offline);
-	assert_int_equal(count_rows(path, "SELECT count(*) FROM events WHERE kind = 'hang'"), 1);
+	assert_int_equal(count_rows(fixture->path, "SELECT count(*) FROM events WHERE kind = 'hang'"), 1);
+}
+
+static void test_version_1_database_migrates_keeping_its_data(void **state)
+{
+	struct fixture *fixture = *state;
+	static const char *const schema[] = { schema_version_1, NULL };
+	static const char *const data[] = { version_1_data, NULL };
+	struct store_run_list list;
+	char **roles;
+	int64_t bisection, gate, run_id;
+	int version = -1;
+
+	assert_int_equal(STORE_SCHEMA_VERSION, 3);
+	/* a version-1 database, made and filled the way version 1 did */
+	make_old_database(fixture, "version-1.db", schema, data, 1);
+
+	/* one open takes it through version 2 to 3 */
+	assert_int_equal(store_open(fixture->path, &fixture->store), 0);
+	assert_int_equal(store_schema_version(fixture->store, &version), 0);
+	assert_int_equal(version, 3);
+	assert_version_1_data_intact(fixture);
 
 	/* the new tables work, with the old runs and new ones */
 	bisection = create_bisection(fixture->store, "ath9k-ps", "{\"bad\": \"1111\"}");
@@ -1080,13 +1562,121 @@ static void test_version_1_database_migrates_keeping_its_data(void **state)
 	assert_int_equal(store_bisection_finish(fixture->store, bisection, STORE_BISECTION_DONE,
 						"{\"first_bad\": \"1111\"}"),
 			 0);
+	gate = create_gate(fixture->store, "ath9k-ps", "{}");
+	assert_int_equal(store_gate_add_run(fixture->store, gate, 1, "baseline"), 0);
+	assert_int_equal(store_gate_set_bisection(fixture->store, gate, bisection), 0);
 
-	/* and a second open finds version 2 with nothing to do */
+	/* and a second open finds version 3 with nothing to do */
 	reopen(fixture);
 	assert_int_equal(store_schema_version(fixture->store, &version), 0);
-	assert_int_equal(version, 2);
+	assert_int_equal(version, 3);
 	assert_bisection(fixture->store, bisection, STORE_BISECTION_DONE, "{\"bad\": \"1111\"}",
 			 "{\"first_bad\": \"1111\"}");
+	assert_gate(fixture->store, gate, STORE_GATE_RUNNING, "{}", NULL, NULL, bisection);
+}
+
+static void test_version_2_database_migrates_keeping_its_bisections_and_runs(void **state)
+{
+	struct fixture *fixture = *state;
+	static const char *const schema[] = { schema_version_1, schema_version_2, NULL };
+	static const char *const data[] = { version_1_data, version_2_data, NULL };
+	struct store_bisection bisection;
+	struct store_gate *gates;
+	struct store_run_list list;
+	size_t count;
+	char **roles;
+	int64_t gate, run_id;
+	int version = -1;
+
+	assert_int_equal(STORE_SCHEMA_VERSION, 3);
+	make_old_database(fixture, "version-2.db", schema, data, 2);
+	assert_int_equal(count_rows(fixture->path, "SELECT count(*) FROM sqlite_master"
+						   " WHERE name IN ('gates', 'gate_runs')"),
+			 0);
+
+	assert_int_equal(store_open(fixture->path, &fixture->store), 0);
+	assert_int_equal(store_schema_version(fixture->store, &version), 0);
+	assert_int_equal(version, 3);
+	assert_int_equal(count_rows(fixture->path, "PRAGMA user_version"), 3);
+
+	/* nothing of version 2 was lost: runs, builds, health, events ... */
+	assert_version_1_data_intact(fixture);
+	/* ... and the bisections, as they were, with their runs in their roles */
+	assert_int_equal(store_bisection_get(fixture->store, 1, &bisection), 0);
+	assert_string_equal(bisection.job, "ath9k-ps");
+	assert_string_equal(bisection.spec, "{\"good\": \"v3.3\", \"bad\": \"1111\"}");
+	assert_int_equal(bisection.state, STORE_BISECTION_DONE);
+	assert_string_equal(bisection.answer, "{\"first_bad\": \"1111\"}");
+	assert_int_equal(bisection.created_at, 4000);
+	assert_int_equal(bisection.finished_at, 4900);
+	store_bisection_release(&bisection);
+	assert_int_equal(store_bisection_latest(fixture->store, &bisection), 0);
+	assert_int_equal(bisection.id, 2);
+	assert_int_equal(bisection.state, STORE_BISECTION_RUNNING);
+	assert_string_equal(bisection.spec, "{\"symptom\": null}");
+	assert_null(bisection.answer);
+	assert_int_equal(bisection.created_at, 5000);
+	assert_int_equal(bisection.finished_at, 0);
+	store_bisection_release(&bisection);
+	assert_int_equal(store_bisection_runs(fixture->store, 1, &list, &roles), 0);
+	assert_int_equal(list.count, 1);
+	assert_int_equal(list.runs[0].id, 1);
+	assert_string_equal(roles[0], "bad-end");
+	assert_symptoms_equal(&list.runs[0], w3_symptoms, 2);
+	assert_metrics_equal(&list.runs[0], w3_metrics, 3);
+	store_bisection_roles_free(roles, list.count);
+	store_run_list_release(&list);
+	assert_int_equal(store_bisection_runs(fixture->store, 2, &list, &roles), 0);
+	assert_int_equal(list.count, 2);
+	assert_int_equal(list.runs[0].id, 1);
+	assert_string_equal(roles[0], "confirm");
+	assert_int_equal(list.runs[1].id, 2);
+	assert_string_equal(roles[1], "candidate");
+	assert_int_equal(list.runs[1].state, RUN_QUEUED);
+	store_bisection_roles_free(roles, list.count);
+	store_run_list_release(&list);
+	/* the running bisection carries on */
+	assert_int_equal(store_bisection_add_run(fixture->store, 2, 2, "confirm"), -EEXIST);
+	assert_int_equal(store_bisection_finish(fixture->store, 2, STORE_BISECTION_DONE,
+						"{\"first_bad\": \"2222\"}"),
+			 0);
+	assert_int_equal(store_bisection_finish(fixture->store, 1, STORE_BISECTION_DONE, "{}"),
+			 -EALREADY);
+
+	/* gates work beside them: old runs and new, linked to an old bisection */
+	assert_int_equal(store_gate_latest(fixture->store, &(struct store_gate){ 0 }), -ENOENT);
+	gate = create_gate(fixture->store, "ath9k-ps", "{\"baseline\": \"1111\"}");
+	assert_int_equal(gate, 1);
+	run_id = queue_run(fixture->store, "ath9k-ps", "3333");
+	assert_int_equal(run_id, 3);
+	assert_int_equal(store_gate_add_run(fixture->store, gate, run_id, "candidate"), 0);
+	assert_int_equal(store_gate_add_run(fixture->store, gate, 1, "baseline"), 0);
+	assert_int_equal(store_gate_add_run(fixture->store, gate, 1, "baseline"), -EEXIST);
+	assert_int_equal(store_gate_set_bisection(fixture->store, gate, 1), 0);
+	assert_int_equal(store_gate_set_bisection(fixture->store, gate, 3), -ENOENT);
+	finish_gate(fixture->store, gate, "REGRESSION", "{\"workloads\": [\"w3\"]}");
+	assert_int_equal(create_bisection(fixture->store, "ath9k-ps", "{}"), 3);
+
+	/* and a second open finds version 3 with nothing to do */
+	reopen(fixture);
+	assert_int_equal(store_schema_version(fixture->store, &version), 0);
+	assert_int_equal(version, 3);
+	assert_gate(fixture->store, gate, STORE_GATE_DONE, "{\"baseline\": \"1111\"}", "REGRESSION",
+		    "{\"workloads\": [\"w3\"]}", 1);
+	assert_int_equal(store_gate_runs(fixture->store, gate, &list, &roles), 0);
+	assert_int_equal(list.count, 2);
+	assert_int_equal(list.runs[0].id, 1);
+	assert_string_equal(roles[0], "baseline");
+	assert_int_equal(list.runs[1].id, run_id);
+	assert_string_equal(roles[1], "candidate");
+	store_gate_roles_free(roles, list.count);
+	store_run_list_release(&list);
+	assert_int_equal(store_gate_list(fixture->store, "ath9k-ps", 5, &gates, &count), 0);
+	assert_int_equal(count, 1);
+	assert_int_equal(gates[0].id, gate);
+	store_gate_list_free(gates, count);
+	assert_bisection(fixture->store, 2, STORE_BISECTION_DONE, "{\"symptom\": null}",
+			 "{\"first_bad\": \"2222\"}");
 }
 
 /* ---- damaged files, full disks, killed writers -------------------------------- */
@@ -1444,7 +2034,16 @@ int main(void)
 		STORE_TEST(test_bisection_add_run_refuses_missing_and_duplicate_links),
 		STORE_TEST(test_bisection_runs_come_oldest_first_with_roles_and_symptoms),
 		STORE_TEST(test_bisections_survive_close_and_reopen),
+		STORE_TEST(test_gate_is_created_running_and_read_back),
+		STORE_TEST(test_latest_gate_is_the_newest_whatever_its_state),
+		STORE_TEST(test_gate_finish_follows_the_state_rules),
+		STORE_TEST(test_gate_spec_is_replaced),
+		STORE_TEST(test_gate_set_bisection_records_the_bisection_it_started),
+		STORE_TEST(test_gate_add_run_refuses_missing_and_duplicate_links),
+		STORE_TEST(test_gate_runs_come_oldest_first_with_roles_and_symptoms),
+		STORE_TEST(test_gate_list_gives_a_jobs_done_gates_newest_first),
 		STORE_TEST(test_version_1_database_migrates_keeping_its_data),
+		STORE_TEST(test_version_2_database_migrates_keeping_its_bisections_and_runs),
 		STORE_TEST(test_a_file_that_is_not_a_database_is_reported_corrupt),
 		STORE_TEST(test_a_damaged_database_fails_cleanly),
 		STORE_TEST(test_a_full_disk_is_reported_as_enospc),

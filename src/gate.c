@@ -1,0 +1,611 @@
+/* gate.c - the candidate's matrix, then the baseline where it failed, until told apart. */
+#include "gate.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab_round.h"
+#include "log.h"
+
+/* baseline rounds before an undecided workload is called undecided */
+#define MAX_BASELINE_ROUNDS 6
+/* baseline runs per board in one round */
+#define MAX_REPEAT 4
+
+enum side { BASELINE = 0, CANDIDATE = 1 };
+static const char *const role_names[] = { "baseline", "candidate" };
+
+struct gate {
+	struct gate_options options;
+	gate_done_cb done;
+	void *data;
+	struct lab_round round;
+	enum side running;		/* the side the current round runs */
+	unsigned int baseline_rounds;
+	bool trouble, finished;
+	struct gate_answer answer;
+};
+
+static const char *spec_string(const json_t *spec, const char *key)
+{
+	return json_string_value(json_object_get(spec, key));
+}
+
+static void progress(struct gate *gate, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+static void progress(struct gate *gate, const char *format, ...)
+{
+	char line[1024];
+	va_list args;
+
+	va_start(args, format);
+	vsnprintf(line, sizeof(line), format, args);
+	va_end(args);
+	log_event(&gate->options.session->log, LOG_INFO, NULL, 0, "gate", "%s", line);
+	if (gate->options.progress)
+		gate->options.progress(line, gate->options.progress_data);
+}
+
+unsigned int gate_passes_needed(double fail_rate, double confidence)
+{
+	if (fail_rate >= 1)
+		return 1;
+	if (fail_rate <= 0)
+		return UINT32_MAX;
+	return (unsigned int)ceil(log(1 - confidence) / log(1 - fail_rate) - 1e-9);
+}
+
+const char *gate_verdict_name(enum gate_verdict verdict)
+{
+	static const char *const names[] = { "PASS", "REGRESSION", "INCOMPLETE" };
+
+	return names[verdict];
+}
+
+/* ---- what the stored runs say ------------------------------------------------------------ */
+
+/* Appends word to a comma-separated list unless it is there. */
+static void list_add(char *list, size_t size, const char *word)
+{
+	size_t length = strlen(word), used = strlen(list);
+	const char *at;
+
+	for (at = strstr(list, word); at; at = strstr(at + 1, word)) {
+		if ((at == list || at[-1] == ',') && (at[length] == ',' || at[length] == '\0'))
+			return;
+	}
+	if (used + length + 2 < size)
+		snprintf(list + used, size - used, "%s%s", used ? "," : "", word);
+}
+
+static void list_merge(char *list, size_t size, const char *words)
+{
+	char copy[512], *word, *save = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", words);
+	for (word = strtok_r(copy, ",", &save); word; word = strtok_r(NULL, ",", &save))
+		list_add(list, size, word);
+}
+
+static bool list_has(const char *list, const char *word)
+{
+	char copy[512];
+
+	snprintf(copy, sizeof(copy), "%s", list);
+	list_add(copy, sizeof(copy), word);
+	return strlen(copy) == strlen(list);
+}
+
+static int make_cells(struct gate *gate)
+{
+	struct lab_session *session = gate->options.session;
+	size_t b, w, n = 0;
+
+	gate->answer.cells = calloc(session->selected_count * session->job->workload_count + 1,
+				    sizeof(*gate->answer.cells));
+	if (!gate->answer.cells)
+		return -ENOMEM;
+	for (b = 0; b < session->selected_count; b++) {
+		for (w = 0; w < session->job->workload_count; w++) {
+			struct gate_cell *cell = &gate->answer.cells[n++];
+
+			cell->board = session->selected[b]->name;
+			cell->chip = session->selected[b]->config->chip;
+			cell->workload = session->job->workloads[w].name;
+		}
+	}
+	gate->answer.cell_count = n;
+	return 0;
+}
+
+static struct gate_cell *cell_of(struct gate *gate, const char *board, const char *workload)
+{
+	size_t i;
+
+	for (i = 0; board && workload && i < gate->answer.cell_count; i++) {
+		struct gate_cell *cell = &gate->answer.cells[i];
+
+		if (strcmp(cell->board, board) == 0 && strcmp(cell->workload, workload) == 0)
+			return cell;
+	}
+	return NULL;
+}
+
+static void tally_run(struct gate *gate, const struct store_run *run, enum side side)
+{
+	struct gate_cell *cell = cell_of(gate, run->board, run->workload);
+	size_t i;
+
+	gate->answer.runs[side][run->outcome]++;
+	if (!cell)
+		return;
+	cell->runs[side][run->outcome]++;
+	for (i = 0; run->outcome == RUN_FAIL && i < run->symptom_count; i++)
+		list_add(cell->symptoms[side], sizeof(cell->symptoms[side]), run->symptoms[i].name);
+}
+
+/* The symptom most candidate FAILs of workload on the regression's boards showed. */
+static void main_symptom(const struct store_run_list *list, char **roles, struct gate_regression *regression)
+{
+	unsigned int best = 0;
+	size_t i, j, k;
+
+	for (i = 0; i < list->count; i++) {
+		const struct store_run *run = &list->runs[i];
+
+		for (j = 0; run->outcome == RUN_FAIL && j < run->symptom_count; j++) {
+			unsigned int count = 0;
+
+			if (strcmp(roles[i], "candidate") || strcmp(run->workload, regression->workload))
+				continue;
+			for (k = 0; k < list->count; k++) {
+				const struct store_run *other = &list->runs[k];
+				size_t s;
+
+				for (s = 0; other->outcome == RUN_FAIL && s < other->symptom_count; s++)
+					count += strcmp(roles[k], "candidate") == 0 &&
+						 strcmp(other->workload, regression->workload) == 0 &&
+						 strcmp(other->symptoms[s].name, run->symptoms[j].name) == 0;
+			}
+			if (count > best) {
+				best = count;
+				snprintf(regression->symptom, sizeof(regression->symptom), "%s",
+					 run->symptoms[j].name);
+				regression->example_run = regression->example_run ? regression->example_run
+										   : run->id;
+			}
+		}
+	}
+}
+
+/* Known failing: the baseline fails this cell with a symptom the candidate showed there. */
+static bool known_failing(const struct gate_cell *cell)
+{
+	char copy[256], *word, *save = NULL;
+
+	if (cell->runs[BASELINE][RUN_FAIL] == 0)
+		return false;
+	snprintf(copy, sizeof(copy), "%s", cell->symptoms[BASELINE]);
+	for (word = strtok_r(copy, ",", &save); word; word = strtok_r(NULL, ",", &save)) {
+		if (list_has(cell->symptoms[CANDIDATE], word))
+			return true;
+	}
+	return cell->symptoms[BASELINE][0] == '\0' && cell->symptoms[CANDIDATE][0] == '\0';
+}
+
+static void judge_workload(struct gate *gate, const char *workload, struct gate_regression *regression)
+{
+	double confidence = json_number_value(json_object_get(gate->options.spec, "confidence"));
+	size_t i;
+
+	memset(regression, 0, sizeof(*regression));
+	snprintf(regression->workload, sizeof(regression->workload), "%s", workload);
+	for (i = 0; i < gate->answer.cell_count; i++) {
+		const struct gate_cell *cell = &gate->answer.cells[i];
+
+		if (strcmp(cell->workload, workload) || cell->runs[CANDIDATE][RUN_FAIL] == 0)
+			continue;
+		if (known_failing(cell)) {
+			list_add(regression->known_failing, sizeof(regression->known_failing), cell->board);
+			continue;
+		}
+		list_add(regression->boards, sizeof(regression->boards), cell->board);
+		regression->candidate_fails += cell->runs[CANDIDATE][RUN_FAIL];
+		regression->candidate_runs += cell->runs[CANDIDATE][RUN_FAIL] + cell->runs[CANDIDATE][RUN_PASS];
+		regression->baseline_passes += cell->runs[BASELINE][RUN_PASS];
+		list_merge(regression->symptoms, sizeof(regression->symptoms), cell->symptoms[CANDIDATE]);
+	}
+	regression->fail_rate = (regression->candidate_fails + 1.0) / (regression->candidate_runs + 2.0);
+	regression->passes_needed = gate_passes_needed(regression->fail_rate, confidence);
+	regression->confirmed = regression->boards[0] &&
+				regression->baseline_passes >= regression->passes_needed;
+}
+
+/* Recounts everything from the runs linked to the gate: the store is the truth. */
+static int judge(struct gate *gate)
+{
+	struct lab_session *session = gate->options.session;
+	struct store_run_list list;
+	char **roles = NULL;
+	size_t i, w;
+
+	if (store_gate_runs(session->store, gate->options.gate_id, &list, &roles) != 0)
+		return -EIO;
+	memset(gate->answer.runs, 0, sizeof(gate->answer.runs));
+	for (i = 0; i < gate->answer.cell_count; i++) {
+		memset(gate->answer.cells[i].runs, 0, sizeof(gate->answer.cells[i].runs));
+		memset(gate->answer.cells[i].symptoms, 0, sizeof(gate->answer.cells[i].symptoms));
+	}
+	for (i = 0; i < list.count; i++)
+		tally_run(gate, &list.runs[i], strcmp(roles[i], "baseline") == 0 ? BASELINE : CANDIDATE);
+	free(gate->answer.regressions);
+	gate->answer.regressions = calloc(session->job->workload_count + 1, sizeof(struct gate_regression));
+	gate->answer.regression_count = 0;
+	for (w = 0; gate->answer.regressions && w < session->job->workload_count; w++) {
+		struct gate_regression *regression = &gate->answer.regressions[gate->answer.regression_count];
+
+		judge_workload(gate, session->job->workloads[w].name, regression);
+		if (!regression->boards[0] && !regression->known_failing[0])
+			continue;
+		main_symptom(&list, roles, regression);
+		gate->answer.regression_count++;
+	}
+	store_gate_roles_free(roles, list.count);
+	store_run_list_release(&list);
+	return gate->answer.regressions ? 0 : -ENOMEM;
+}
+
+/* ---- rounds --------------------------------------------------------------------------------- */
+
+static void finish(struct gate *gate);
+
+static void launch(struct gate *gate, enum side side)
+{
+	gate->running = side;
+	gate->answer.rounds++;
+	if (lab_round_launch(&gate->round) != 0) {
+		snprintf(gate->answer.reason, sizeof(gate->answer.reason), "no board to run on");
+		gate->trouble = true;
+		finish(gate);
+	}
+}
+
+static void start_candidate(struct gate *gate)
+{
+	struct lab_session *session = gate->options.session;
+	struct lab_round_group *group;
+	size_t i;
+
+	lab_round_clear(&gate->round);
+	group = lab_round_add(&gate->round, spec_string(gate->options.spec, "candidate"), NULL, 1);
+	for (i = 0; group && i < session->selected_count; i++)
+		group->boards[group->board_count++] = session->selected[i];
+	progress(gate, "candidate %s: the matrix, %zu boards x %zu workloads",
+		 spec_string(gate->options.spec, "candidate_ref"), session->selected_count,
+		 session->job->workload_count);
+	launch(gate, CANDIDATE);
+}
+
+static struct board *board_named(struct gate *gate, const char *name)
+{
+	struct lab_session *session = gate->options.session;
+	size_t i;
+
+	for (i = 0; i < session->selected_count; i++) {
+		if (strcmp(session->selected[i]->name, name) == 0)
+			return session->selected[i];
+	}
+	return NULL;
+}
+
+static bool undecided(const struct gate_regression *regression)
+{
+	return regression->boards[0] && !regression->confirmed;
+}
+
+static const struct job_workload *workload_named(struct gate *gate, const char *name)
+{
+	const struct job *job = gate->options.session->job;
+	size_t w;
+
+	for (w = 0; w < job->workload_count; w++) {
+		if (strcmp(job->workloads[w].name, name) == 0)
+			return &job->workloads[w];
+	}
+	return NULL;
+}
+
+static bool board_taken(const struct lab_round *round, const struct board *board)
+{
+	size_t g, b;
+
+	for (g = 0; g < round->group_count; g++) {
+		for (b = 0; b < round->groups[g].board_count; b++) {
+			if (round->groups[g].boards[b] == board)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* One group: the baseline's runs of an undecided workload on its boards not
+ * taken by another group this round, as many as the decision still needs. */
+static void add_baseline_group(struct gate *gate, const struct gate_regression *regression)
+{
+	struct lab_round_group *group = NULL;
+	char copy[512], *name, *save = NULL;
+	unsigned int missing = regression->passes_needed - regression->baseline_passes;
+
+	snprintf(copy, sizeof(copy), "%s", regression->boards);
+	for (name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		struct board *board = board_named(gate, name);
+
+		if (!board || board_taken(&gate->round, board))
+			continue;
+		if (!group)
+			group = lab_round_add(&gate->round, spec_string(gate->options.spec, "baseline"),
+					      workload_named(gate, regression->workload), 1);
+		if (!group)
+			return;
+		group->boards[group->board_count++] = board;
+	}
+	if (!group)
+		return;	/* its boards are busy with another workload: next round */
+	group->repeat = (missing + group->board_count - 1) / group->board_count;
+	group->repeat = group->repeat < 1 ? 1 : group->repeat > MAX_REPEAT ? MAX_REPEAT : group->repeat;
+	progress(gate, "baseline %s: %s on %zu boards, %u run%s each",
+		 spec_string(gate->options.spec, "baseline_ref"), regression->workload,
+		 group->board_count, group->repeat, group->repeat == 1 ? "" : "s");
+}
+
+/* The baseline where the candidate failed and the answer is still open. A
+ * board runs one workload per round, so groups never share a board. */
+static bool start_baseline(struct gate *gate)
+{
+	size_t r;
+
+	lab_round_clear(&gate->round);
+	for (r = 0; r < gate->answer.regression_count; r++) {
+		if (undecided(&gate->answer.regressions[r]))
+			add_baseline_group(gate, &gate->answer.regressions[r]);
+	}
+	if (gate->round.group_count == 0)
+		return false;
+	gate->baseline_rounds++;
+	launch(gate, BASELINE);
+	return true;
+}
+
+static void say_round(struct gate *gate)
+{
+	const unsigned int *runs = gate->answer.runs[gate->running];
+	size_t r;
+
+	progress(gate, "%s so far: %u PASS, %u FAIL, %u SKIP, %u INFRA", role_names[gate->running],
+		 runs[RUN_PASS], runs[RUN_FAIL], runs[RUN_SKIP], runs[RUN_INFRA]);
+	for (r = 0; r < gate->answer.regression_count; r++) {
+		const struct gate_regression *regression = &gate->answer.regressions[r];
+
+		if (!regression->boards[0])
+			progress(gate, "  %s: fails on the baseline too (%s): known failing",
+				 regression->workload, regression->known_failing);
+		else
+			progress(gate, "  %s: %s; candidate failed %u of %u runs on %s, baseline passed %u "
+				 "there (%u needed): %s", regression->workload, regression->symptom,
+				 regression->candidate_fails, regression->candidate_runs, regression->boards,
+				 regression->baseline_passes, regression->passes_needed,
+				 regression->confirmed ? "regression" : "not told apart yet");
+	}
+}
+
+static bool build_failed(struct gate *gate)
+{
+	return gate->round.group_count && gate->round.groups[0].result.status == -ENOEXEC;
+}
+
+static void on_round_done(void *data)
+{
+	struct gate *gate = data;
+	size_t r;
+	bool open = false;
+
+	if (gate->trouble || judge(gate) != 0) {
+		if (!gate->trouble)
+			snprintf(gate->answer.reason, sizeof(gate->answer.reason),
+				 "cannot read the gate's runs back: %s",
+				 store_error_message(gate->options.session->store));
+		gate->trouble = true;
+		finish(gate);
+		return;
+	}
+	if (build_failed(gate)) {
+		if (gate->running == CANDIDATE)
+			gate->answer.candidate_build_failed = true;
+		else
+			snprintf(gate->answer.reason, sizeof(gate->answer.reason),
+				 "the baseline %.64s does not build (log: %.400s)",
+				 spec_string(gate->options.spec, "baseline_ref"), gate->round.groups[0].result.log);
+		gate->trouble = gate->running == BASELINE;
+		finish(gate);
+		return;
+	}
+	say_round(gate);
+	for (r = 0; r < gate->answer.regression_count; r++)
+		open |= undecided(&gate->answer.regressions[r]);
+	if (open && gate->baseline_rounds < MAX_BASELINE_ROUNDS && start_baseline(gate))
+		return;
+	finish(gate);
+}
+
+static void on_round_trouble(const char *reason, void *data)
+{
+	struct gate *gate = data;
+
+	snprintf(gate->answer.reason, sizeof(gate->answer.reason), "%s", reason);
+	gate->trouble = true;
+}
+
+/* ---- the verdict ------------------------------------------------------------------------------ */
+
+static enum gate_verdict verdict_of(struct gate *gate)
+{
+	struct gate_answer *answer = &gate->answer;
+	bool confirmed = false, open = false;
+	size_t r, i;
+
+	if (answer->candidate_build_failed) {
+		snprintf(answer->reason, sizeof(answer->reason), "the candidate %s does not build",
+			 spec_string(gate->options.spec, "candidate_ref"));
+		return GATE_REGRESSION;
+	}
+	if (gate->trouble)
+		return GATE_INCOMPLETE;
+	for (r = 0; r < answer->regression_count; r++) {
+		confirmed |= answer->regressions[r].confirmed;
+		open |= undecided(&answer->regressions[r]);
+	}
+	if (confirmed)
+		return GATE_REGRESSION;
+	if (open) {
+		snprintf(answer->reason, sizeof(answer->reason), "the candidate failed where the baseline "
+			 "passed, but not often enough to tell them apart at %.2f within %u baseline rounds",
+			 json_number_value(json_object_get(gate->options.spec, "confidence")),
+			 MAX_BASELINE_ROUNDS);
+		return GATE_INCOMPLETE;
+	}
+	for (i = 0; i < answer->cell_count; i++) {
+		const unsigned int *runs = answer->cells[i].runs[CANDIDATE];
+
+		if (runs[RUN_PASS] + runs[RUN_FAIL] == 0) {
+			snprintf(answer->reason, sizeof(answer->reason), "%s on %s has no result (lab "
+				 "trouble: see `rackbisect runs`)", answer->cells[i].workload,
+				 answer->cells[i].board);
+			return GATE_INCOMPLETE;
+		}
+	}
+	return GATE_PASS;
+}
+
+static void finish(struct gate *gate)
+{
+	json_t *answer;
+	char *text;
+
+	if (gate->finished)
+		return;
+	gate->finished = true;
+	gate->answer.verdict = verdict_of(gate);
+	answer = gate_answer_json(gate);
+	text = json_dumps(answer, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!text || store_gate_finish(gate->options.session->store, gate->options.gate_id,
+				       gate->trouble ? STORE_GATE_ABORTED : STORE_GATE_DONE,
+				       gate_verdict_name(gate->answer.verdict), text) != 0)
+		log_event(&gate->options.session->log, LOG_NOTICE, NULL, 0, "store-error",
+			  "cannot store the gate's answer: %s", store_error_message(gate->options.session->store));
+	free(text);
+	json_decref(answer);
+	gate->done(gate, gate->data);
+}
+
+/* ---- the interface -------------------------------------------------------------------------- */
+
+static void on_run_queued(int64_t run_id, const struct run_spec *spec, void *data)
+{
+	struct gate *gate = data;
+
+	(void)spec;
+	if (store_gate_add_run(gate->options.session->store, gate->options.gate_id, run_id,
+			       role_names[gate->running]) != 0)
+		log_event(&gate->options.session->log, LOG_NOTICE, NULL, run_id, "store-error",
+			  "cannot link the run to gate %" PRId64 ": %s", gate->options.gate_id,
+			  store_error_message(gate->options.session->store));
+}
+
+int gate_start(const struct gate_options *options, gate_done_cb done, void *data, struct gate **out)
+{
+	struct gate *gate = calloc(1, sizeof(*gate));
+
+	if (!gate)
+		return -ENOMEM;
+	gate->options = *options;
+	gate->done = done;
+	gate->data = data;
+	if (make_cells(gate) != 0) {
+		gate_free(gate);
+		return -ENOMEM;
+	}
+	lab_round_init(&gate->round, options->session, &(struct lab_round_hooks){
+		.trouble = on_round_trouble, .done = on_round_done, .data = gate });
+	options->session->environment.run_queued = on_run_queued;
+	options->session->environment.run_queued_data = gate;
+	*out = gate;
+	start_candidate(gate);
+	return 0;
+}
+
+const struct gate_answer *gate_answer(const struct gate *gate)
+{
+	return &gate->answer;
+}
+
+static json_t *counts_json(const unsigned int *runs)
+{
+	return json_pack("{s:i,s:i,s:i,s:i}", "pass", runs[RUN_PASS], "fail", runs[RUN_FAIL], "skip",
+			 runs[RUN_SKIP], "infra", runs[RUN_INFRA]);
+}
+
+static json_t *regression_json(const struct gate_regression *regression)
+{
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:f,s:b,s:I}",
+			 "workload", regression->workload, "symptom", regression->symptom,
+			 "symptoms", regression->symptoms, "boards", regression->boards,
+			 "known_failing", regression->known_failing,
+			 "candidate_fails", regression->candidate_fails,
+			 "candidate_runs", regression->candidate_runs,
+			 "baseline_passes", regression->baseline_passes,
+			 "passes_needed", regression->passes_needed, "fail_rate", regression->fail_rate,
+			 "confirmed", regression->confirmed, "example_run", (json_int_t)regression->example_run);
+}
+
+json_t *gate_answer_json(const struct gate *gate)
+{
+	const struct gate_answer *answer = &gate->answer;
+	json_t *root, *regressions = json_array(), *cells = json_array();
+	size_t i;
+
+	for (i = 0; i < answer->regression_count; i++)
+		json_array_append_new(regressions, regression_json(&answer->regressions[i]));
+	for (i = 0; i < answer->cell_count; i++) {
+		const struct gate_cell *cell = &answer->cells[i];
+
+		json_array_append_new(cells, json_pack("{s:s,s:s,s:s,s:o,s:o,s:s,s:s}", "board", cell->board,
+						       "chip", cell->chip ? cell->chip : "", "workload",
+						       cell->workload, "baseline", counts_json(cell->runs[BASELINE]),
+						       "candidate", counts_json(cell->runs[CANDIDATE]),
+						       "baseline_symptoms", cell->symptoms[BASELINE],
+						       "candidate_symptoms", cell->symptoms[CANDIDATE]));
+	}
+	root = json_pack("{s:s,s:s,s:i,s:o,s:o,s:b}", "verdict", gate_verdict_name(answer->verdict),
+			 "reason", answer->reason, "rounds", answer->rounds,
+			 "baseline", counts_json(answer->runs[BASELINE]),
+			 "candidate", counts_json(answer->runs[CANDIDATE]),
+			 "candidate_build_failed", answer->candidate_build_failed);
+	json_object_set_new(root, "regressions", regressions);
+	json_object_set_new(root, "cells", cells);
+	return root;
+}
+
+void gate_free(struct gate *gate)
+{
+	if (!gate)
+		return;
+	lab_round_clear(&gate->round);
+	free(gate->answer.cells);
+	free(gate->answer.regressions);
+	free(gate);
+}

@@ -1,0 +1,113 @@
+#!/bin/bash
+# `rackbisect gate` on the virtual lab, 4 boards over real SSH (issue 6):
+# v3.3.1-rc1 against v3.3 is a REGRESSION whose bisection in the queue names
+# the c1afdaff backport, with the stable rules' advice: "drop it from the
+# queue" before release and "mainline has no fix yet" when mainline has
+# none; released, with mainline's revert present, the advice names that
+# revert. v3.3 against itself is a PASS with a Tested-by reply. The bad
+# txack backport is a REGRESSION in W2. The queue audit lists the stray
+# patch with no upstream commit. Bad options exit 2.
+#
+# Prints "ok N - ..." / "not ok N - ..."; every wait is on an event with a timeout.
+# tests/run-all.sh runs it beside the other tests (it waits on its own boards):
+# lane: own
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/integration/lib.sh"
+rb=$(rackbisect_under_test "$root")
+export RACKBISECT_VLAB=${RACKBISECT_BUILD:-$root/build}/rackbisect-vlab
+vlab=$RACKBISECT_VLAB
+SECONDS=0
+section() { echo "# $SECONDS s: $*"; }
+work=$(mktemp -d /tmp/rackbisect-gate-test-XXXXXX)
+state=$work/state
+lab=$work/lab.yaml
+job=$root/jobs/stable-gate.yaml
+
+cleanup() {
+	"$rb" lab down "$lab" --state "$state" >/dev/null 2>&1
+	[ -n "${RACKBISECT_KEEP_TEST:-}" ] && echo "# kept $work" || rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+eight_board_lab gatelab gb 127.77.10 4 >"$lab"
+rbx() { "$rb" "$@" --lab "$lab" --state "$state"; }
+truth() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+
+"$rb" lab up "$lab" --state "$state" >"$work/up.out" 2>&1
+check "rackbisect lab up starts 4 boards" test $? -eq 0
+"$vlab" make-tree --scenario stable-3.3.1 --seed 1 --out "$work/stable" --truth "$work/stable.json" \
+	>/dev/null 2>&1
+"$vlab" make-tree --scenario stable-3.3.1 --seed 1 --mainline-revert present --out "$work/reverted" \
+	--truth "$work/reverted.json" >/dev/null 2>&1
+"$vlab" make-tree --scenario txack-backport --seed 1 --out "$work/backport" \
+	--truth "$work/backport.json" >/dev/null 2>&1
+check "model kernel histories made" test -d "$work/stable/.git" -a -d "$work/reverted/.git" \
+	-a -d "$work/backport/.git"
+culprit=$(truth "$work/stable.json" 'd["culprits"]["linux-3.3.y"][:12]')
+stray=$(truth "$work/stable.json" 'd["stable_queue"]["stray"][:12]')
+revert=$(truth "$work/reverted.json" 'd["revert"]["master"][:12]')
+reverted_culprit=$(truth "$work/reverted.json" 'd["culprits"]["linux-3.3.y"][:12]')
+
+section "usage errors"
+rbx gate "$job" --tree "$work/stable" --baseline v3.3 >"$work/usage1.out" 2>&1
+check "no --candidate exits 2 with the usage" bash -c "test $? -eq 2 && grep -q 'usage: rackbisect gate JOB' '$work/usage1.out'"
+rbx gate "$job" --tree "$work/stable" --baseline v3.3 --candidate no-such-tag >"$work/usage2.out" 2>&1
+check "a candidate that names no commit exits 2" test $? -eq 2
+check "... naming it" contains "$work/usage2.out" "no-such-tag names no commit"
+rbx gate "$job" --tree "$work/stable" --baseline v3.3 --candidate v3.3.1-rc1 --mainline --upload-pack=x \
+	>"$work/usage3.out" 2>&1
+check "a --mainline that looks like an option exits 2" test $? -eq 2
+
+section "v3.3 against itself"
+rbx gate "$job" --tree "$work/stable" --baseline v3.3 --candidate v3.3 --reply "$work/pass.txt" \
+	>"$work/pass.out" 2>"$work/pass.err"
+check "gate of v3.3 against v3.3 passes (exit 0)" test $? -eq 0
+check "... the reply says PASS" contains "$work/pass.txt" "^v3.3: PASS"
+check "... with a Tested-by line" contains "$work/pass.txt" "^Tested-by: "
+check "... counting the candidate's runs (4 boards x 2 workloads)" contains "$work/pass.txt" \
+	"candidate 8 (8 pass, 0 fail"
+
+section "v3.3.1-rc1 against v3.3, bisected, before release"
+rbx gate "$job" --tree "$work/stable" --baseline v3.3 --candidate v3.3.1-rc1 --mainline master \
+	--bisect >"$work/rc1.out" 2>"$work/rc1.err"
+check "gate of v3.3.1-rc1 is a REGRESSION (exit 1)" test $? -eq 1
+check "... the reply says REGRESSION" contains "$work/rc1.out" "^v3.3.1-rc1: REGRESSION"
+check "... W3 fails on the candidate where the baseline passes" contains "$work/rc1.out" \
+	"^  W3: .*auth-timeout"
+check "... with the kernel log lines" contains "$work/rc1.out" "authentication with .* timed out"
+check "... the culprit in the queue is the c1afdaff backport (truth file)" contains "$work/rc1.out" \
+	"^  commit $culprit "
+check "... advice: drop it from the queue before release" contains "$work/rc1.out" \
+	"drop it from the queue before release"
+check "... mainline has no fix yet: report to its author" contains "$work/rc1.out" \
+	"mainline has no fix yet: report to .*Felix Fietkau"
+check "... no Tested-by on a regression" lacks "$work/rc1.out" "^Tested-by:"
+check "... the queue audit lists the stray patch with no upstream commit" contains "$work/rc1.out" \
+	"^  $stray .*names no upstream commit"
+reply=$(sed -n 's/^reply written to //p' "$work/rc1.out")
+check "... and the reply is written to the lab's state" test -s "$reply"
+
+section "released, mainline has reverted it"
+rbx gate "$job" --tree "$work/reverted" --baseline v3.3 --candidate v3.3.1-rc1 --mainline master \
+	--bisect --released >"$work/released.out" 2>"$work/released.err"
+check "gate of the released candidate is a REGRESSION (exit 1)" test $? -eq 1
+check "... the culprit is that tree's c1afdaff backport" contains "$work/released.out" \
+	"^  commit $reverted_culprit "
+check "... advice names mainline's revert (truth file)" contains "$work/released.out" \
+	"mainline's revert $revert"
+check "... and does not say to drop it from a queue" lacks "$work/released.out" "drop it from the queue"
+
+section "txack-backport queue"
+rbx gate "$job" --tree "$work/backport" --baseline v3.3 --candidate v3.3.1-rc1 \
+	>"$work/backport.out" 2>"$work/backport.err"
+check "gate of the bad txack backport is a REGRESSION (exit 1)" test $? -eq 1
+check "... in W2" contains "$work/backport.out" "^  W2: "
+check "... not bisected without --bisect, and says so" contains "$work/backport.out" "give --bisect"
+
+check "no sanitizer report from the coordinator" \
+	bash -c "! grep -l 'ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer' '$work'/*.err"
+section "done"
+[ "$failures" -eq 0 ]
