@@ -76,6 +76,7 @@ struct build {
 	char cache_dir[PATH_MAX];	/* absolute: git takes paths relative to -C TREE */
 	char entry[PATH_MAX];		/* <cache>/<tree id> */
 	char worktree[PATH_MAX];	/* "" until made, and once removed */
+	unsigned int worktree_attempts;	/* git worktree add, raced by another add */
 	char staging[PATH_MAX];		/* "" until made, and once renamed or removed */
 	bool keep_staging;		/* it holds the log of a build that died */
 	int log_fd;
@@ -525,6 +526,25 @@ static void write_log_header(struct build *build)
 	dprintf(build->log_fd, "\n");
 }
 
+/*
+ * Two `git worktree add` at once in one repository can trip over each
+ * other: one reads the other's half-made .git/worktrees/<name> ("failed to
+ * read .../commondir"). Builds run concurrently, so that is tried again a
+ * few times (the directory made again if git removed it) instead of
+ * failing the build as lab trouble.
+ */
+static bool raced_by_another_worktree(struct build *build)
+{
+	const char *errors = build->child.errors;
+
+	if (build->worktree_attempts >= 5 || !strstr(errors, ".git/worktrees/"))
+		return false;
+	build->worktree_attempts++;
+	if (mkdir(build->worktree, 0700) != 0 && errno != EEXIST)
+		return false;
+	return true;
+}
+
 static void on_worktree_added(struct build *build)
 {
 	struct child *child = &build->child;
@@ -533,6 +553,10 @@ static void on_worktree_added(struct build *build)
 
 	if (build->cancelled)
 		return end_build(build);
+	if (!child_succeeded(child) && raced_by_another_worktree(build)) {
+		start_add_worktree(build);
+		return;
+	}
 	if (!child_succeeded(child)) {
 		set_outcome(build, -EIO, "commit %s: checking it out with git worktree add %s %s: %s",
 			    build->result.commit, build->worktree, describe_exit(child, how, sizeof(how)),

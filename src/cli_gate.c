@@ -56,6 +56,12 @@ struct gate_command {
 	json_t *bisect_spec;
 	int64_t bisection_id;
 	struct lab_bisect *lab_bisect;
+	/* what the bisection (live or stored) said */
+	char culprit[41];
+	double culprit_probability;
+	unsigned int culprit_runs;
+	char bisect_note[600];
+	bool reused;
 	/* what the reply says of the queue */
 	struct stable_queue queue;
 	struct mainline_status mainline_status;
@@ -248,6 +254,74 @@ static void on_bisect_done(struct lab_bisect *bisect, void *data)
 	uv_stop(&command->session.loop);
 }
 
+static bool same_text(const json_t *object, const char *key, const char *text)
+{
+	const char *value = json_string_value(json_object_get(object, key));
+
+	return value && text && strcmp(value, text) == 0;
+}
+
+/* Takes a bisection's answer (JSON, as lab_bisect_answer_json gives it). */
+static void take_answer(struct gate_command *command, const json_t *answer)
+{
+	const char *culprit = json_string_value(json_object_get(answer, "culprit"));
+
+	if (same_text(answer, "state", bisect_state_name(BISECT_FOUND)) && culprit) {
+		snprintf(command->culprit, sizeof(command->culprit), "%s", culprit);
+		command->culprit_probability = json_number_value(json_object_get(answer, "probability"));
+		command->culprit_runs = (unsigned int)json_integer_value(json_object_get(answer, "runs"));
+	} else {
+		const char *reason = json_string_value(json_object_get(answer, "reason"));
+
+		snprintf(command->bisect_note, sizeof(command->bisect_note), "the bisection ended %s "
+			 "without a culprit%s%s (see `rackbisect bisect log`)",
+			 json_string_value(json_object_get(answer, "state")) ?: "?",
+			 reason && reason[0] ? ": " : "", reason ? reason : "");
+	}
+}
+
+/*
+ * A regression bisected before (the same ends, symptom and workload, a
+ * culprit found) is not bisected again: its stored answer is the answer.
+ */
+static bool reuse_bisection(struct gate_command *command, const struct gate_regression *regression)
+{
+	struct store_bisection stored = { 0 };
+	int64_t id;
+	bool found = false;
+
+	if (store_bisection_latest(command->session.store, &stored) != 0)
+		return false;
+	for (id = stored.id; id > 0 && !found; id--) {
+		json_t *spec, *answer;
+
+		store_bisection_release(&stored);
+		if (store_bisection_get(command->session.store, id, &stored) != 0)
+			continue;
+		spec = json_loads(stored.spec, 0, NULL);
+		answer = stored.answer ? json_loads(stored.answer, 0, NULL) : NULL;
+		found = stored.state == STORE_BISECTION_DONE && spec && answer &&
+			same_text(answer, "state", bisect_state_name(BISECT_FOUND)) && same_text(spec, "bad", command->candidate_id) &&
+			json_array_size(json_object_get(spec, "goods")) == 1 &&
+			json_string_value(json_array_get(json_object_get(spec, "goods"), 0)) &&
+			strcmp(json_string_value(json_array_get(json_object_get(spec, "goods"), 0)),
+			       command->baseline_id) == 0 &&
+			same_text(spec, "symptom", regression->symptom) &&
+			same_text(spec, "workload", regression->workload);
+		if (found) {
+			take_answer(command, answer);
+			command->bisection_id = id;
+			command->reused = true;
+			printf("%s (%s) was bisected before: bisection %" PRId64 " named %.12s; not bisected again\n",
+			       regression->workload, regression->symptom, id, command->culprit);
+		}
+		json_decref(spec);
+		json_decref(answer);
+	}
+	store_bisection_release(&stored);
+	return found;
+}
+
 static int start_bisection(struct gate_command *command, const struct gate_regression *regression)
 {
 	const char *goods[] = { command->baseline_id };
@@ -290,7 +364,22 @@ static int start_bisection(struct gate_command *command, const struct gate_regre
 		return CLI_EXIT_INFRA;
 	}
 	uv_run(&command->session.loop, UV_RUN_DEFAULT);
+	{
+		json_t *answer = lab_bisect_answer_json(command->lab_bisect);
+
+		take_answer(command, answer);
+		json_decref(answer);
+	}
 	return 0;
+}
+
+static int bisect_regression(struct gate_command *command, const struct gate_regression *regression)
+{
+	if (reuse_bisection(command, regression)) {
+		store_gate_set_bisection(command->session.store, command->gate_id, command->bisection_id);
+		return 0;
+	}
+	return start_bisection(command, regression);
 }
 
 /* ---- the reply ---------------------------------------------------------------------------------- */
@@ -352,21 +441,19 @@ static char **excerpts_of(struct gate_command *command, const struct gate_answer
 static void culprit_of(struct gate_command *command, struct report_stable_culprit *culprit,
 		       char *advice, size_t advice_size, const char **note)
 {
-	const struct lab_bisect_answer *answer = command->lab_bisect ? lab_bisect_answer(command->lab_bisect)
-								     : NULL;
 	const struct stable_patch *patch;
 	char error[512];
 
 	*note = command->bisect ? "not bisected (no confirmed regression)" : "not bisected (give --bisect)";
-	if (!answer)
+	if (command->bisect_note[0])
+		*note = command->bisect_note;
+	if (!command->culprit[0])
 		return;
-	if (answer->state != BISECT_FOUND) {
-		*note = answer->reason[0] ? answer->reason : "the bisection named no culprit";
-		return;
-	}
-	patch = stable_queue_find(&command->queue, command->graph.ids[answer->culprit]);
+	patch = stable_queue_find(&command->queue, command->culprit);
 	if (!patch) {
-		*note = "the culprit is not a queued patch (a merge?)";
+		snprintf(command->bisect_note, sizeof(command->bisect_note), "%.12s, which is not a "
+			 "queued patch (a merge?)", command->culprit);
+		*note = command->bisect_note;
 		return;
 	}
 	if (command->mainline && patch->upstream[0] &&
@@ -376,9 +463,9 @@ static void culprit_of(struct gate_command *command, struct report_stable_culpri
 	stable_advice(patch, command->have_mainline_status ? &command->mainline_status : NULL,
 		      command->mainline, command->released, advice, advice_size);
 	*culprit = (struct report_stable_culprit){
-		.patch = patch, .probability = answer->probability, .runs = answer->runs,
+		.patch = patch, .probability = command->culprit_probability, .runs = command->culprit_runs,
 		.mainline = command->have_mainline_status ? &command->mainline_status : NULL,
-		.advice = advice };
+		.advice = advice, .bisection = command->bisection_id, .reused = command->reused };
 }
 
 static int write_reply_file(struct gate_command *command, const char *text, char *path, size_t size)
@@ -515,7 +602,7 @@ int cli_gate(int argc, char **argv)
 	if (rc == 0)
 		rc = run_gate(command);
 	if (rc == 0 && command->bisect && (regression = regression_to_bisect(gate_answer(command->gate))))
-		rc = start_bisection(command, regression);
+		rc = bisect_regression(command, regression);
 	if (rc == 0) {
 		reply(command);
 		if (command->globals.json)

@@ -40,15 +40,12 @@ static void progress(struct gate *gate, const char *format, ...) __attribute__((
 
 static void progress(struct gate *gate, const char *format, ...)
 {
-	char line[1024];
 	va_list args;
 
 	va_start(args, format);
-	vsnprintf(line, sizeof(line), format, args);
+	log_vstep(&gate->options.session->log, "gate", gate->options.progress, gate->options.progress_data,
+		  format, args);
 	va_end(args);
-	log_event(&gate->options.session->log, LOG_INFO, NULL, 0, "gate", "%s", line);
-	if (gate->options.progress)
-		gate->options.progress(line, gate->options.progress_data);
 }
 
 unsigned int gate_passes_needed(double fail_rate, double confidence)

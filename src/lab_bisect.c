@@ -30,8 +30,12 @@ static const char *const step_names[] = { "bad-end", "good-ends", "bisect", "rev
 
 struct speculative_build {
 	struct lab_bisect *owner;
-	struct build *build;
+	struct build *build;		/* NULL once it ended */
 	char ref[64];
+	/* a commit found not to build: its SKIP is stored at once */
+	struct build_result result;
+	int64_t build_id;
+	char failure[PATH_MAX + 64];
 };
 
 struct result_record {
@@ -128,15 +132,12 @@ static void progress(struct lab_bisect *lb, const char *format, ...)
 
 static void progress(struct lab_bisect *lb, const char *format, ...)
 {
-	char line[1024];
 	va_list args;
 
 	va_start(args, format);
-	vsnprintf(line, sizeof(line), format, args);
+	log_vstep(&lb->options.session->log, "bisect", lb->options.progress, lb->options.progress_data,
+		  format, args);
 	va_end(args);
-	log_event(&lb->options.session->log, LOG_INFO, NULL, 0, "bisect", "%s", line);
-	if (lb->options.progress)
-		lb->options.progress(line, lb->options.progress_data);
 }
 
 /* ---- evidence -------------------------------------------------------------------------------- */
@@ -363,13 +364,62 @@ static void count_built_ahead_use(struct lab_bisect *lb, const char *commit)
 	}
 }
 
+static void forget_speculative(struct lab_bisect *lb, struct speculative_build *speculative)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_SPECULATIVE_BUILDS; i++) {
+		if (lb->speculative[i] == speculative)
+			lb->speculative[i] = NULL;
+	}
+}
+
+static void on_speculative_skip_done(const struct run_report *report, void *data)
+{
+	struct speculative_build *speculative = data;
+	struct lab_bisect *lb = speculative->owner;
+	struct store_run run;
+
+	if (lb) {
+		forget_speculative(lb, speculative);
+		if (!lb->finished && store_run_get(lb->options.session->store, report->run_id, &run) == 0) {
+			count_run(lb, &run);
+			store_run_release(&run);
+		}
+	}
+	free(speculative);
+}
+
+/*
+ * A commit built ahead that does not build is a SKIP already known: stored
+ * (and linked) as a run of its own at once, so the engine stops proposing it
+ * before a round is spent finding out again. 0 when the run started.
+ */
+static int store_speculative_skip(struct lab_bisect *lb, struct speculative_build *speculative,
+				  const struct build_result *result)
+{
+	struct lab_session *session = lb->options.session;
+	struct run_spec spec;
+
+	if (lb->step != STEP_BISECT || lb->confirming || lb->aborting || !lb->workload)
+		return -EAGAIN;
+	speculative->result = *result;
+	speculative->result.error_text = NULL;
+	lab_session_record_build(session, &speculative->result, &speculative->build_id);
+	snprintf(speculative->failure, sizeof(speculative->failure), "build of %.12s failed (log: %s)",
+		 result->commit, result->log);
+	spec = (struct run_spec){ .workload = lb->workload, .commit = speculative->result.commit,
+				  .build_id = speculative->build_id, .build_failure = speculative->failure };
+	return run_start(&session->environment, NULL, &spec, on_speculative_skip_done, speculative);
+}
+
 static void on_speculative_built(struct build *build, const struct build_result *result, void *data)
 {
 	struct speculative_build *speculative = data;
 	struct lab_bisect *lb = speculative->owner;
-	size_t i;
 
 	(void)build;
+	speculative->build = NULL;
 	if (!lb) {	/* the bisection ended and cancelled it */
 		free(speculative);
 		return;
@@ -378,10 +428,10 @@ static void on_speculative_built(struct build *build, const struct build_result 
 		  result->status == 0 ? result->release : "did not build");
 	if (result->commit[0])
 		remember_built_ahead(lb, result->commit);
-	for (i = 0; i < MAX_SPECULATIVE_BUILDS; i++) {
-		if (lb->speculative[i] == speculative)
-			lb->speculative[i] = NULL;
-	}
+	if (result->status == -ENOEXEC && result->commit[0] &&
+	    store_speculative_skip(lb, speculative, result) == 0)
+		return;	/* its slot is kept until the SKIP is stored */
+	forget_speculative(lb, speculative);
 	free(speculative);
 }
 
@@ -475,7 +525,7 @@ static void cancel_speculative_builds(struct lab_bisect *lb)
 	size_t i;
 
 	for (i = 0; i < MAX_SPECULATIVE_BUILDS; i++) {
-		if (lb->speculative[i])
+		if (lb->speculative[i] && lb->speculative[i]->build)
 			build_cancel(lb->speculative[i]->build);
 	}
 }

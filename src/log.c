@@ -91,3 +91,14 @@ void log_progress(struct log *log, const char *format, ...)
 	fflush(log->stream);
 	log->progress_shown = true;
 }
+
+void log_vstep(struct log *log, const char *event, log_say_cb say, void *say_data,
+	       const char *format, va_list args)
+{
+	char line[1024];
+
+	vsnprintf(line, sizeof(line), format, args);
+	log_event(log, LOG_INFO, NULL, 0, event, "%s", line);
+	if (say)
+		say(line, say_data);
+}

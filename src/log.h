@@ -10,6 +10,7 @@
 #ifndef RB_LOG_H
 #define RB_LOG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +33,12 @@ void log_init(struct log *log, FILE *stream, bool verbose, struct store *store);
 void log_event(struct log *log, enum log_level level, const char *board, int64_t run_id,
 	       const char *event, const char *detail_format, ...)
 	__attribute__((format(printf, 6, 7)));
+
+/* A step of a long command (a bisection round, a gate's round): one line
+ * for the person (through `say`, may be NULL) that is also an event. */
+typedef void (*log_say_cb)(const char *line, void *data);
+void log_vstep(struct log *log, const char *event, log_say_cb say, void *say_data,
+	       const char *format, va_list args) __attribute__((format(printf, 5, 0)));
 
 /* Replaces the progress line (terminal only). */
 void log_progress(struct log *log, const char *format, ...) __attribute__((format(printf, 2, 3)));

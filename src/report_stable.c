@@ -107,7 +107,8 @@ static void write_culprit(FILE *out, const struct report_stable *report)
 		return;
 	}
 	patch = culprit->patch;
-	fprintf(out, "\nCulprit in the queue (bisected, probability %.4f, %u runs):\n",
+	fprintf(out, "\nCulprit in the queue (bisection %lld%s, probability %.4f, %u runs):\n",
+		(long long)culprit->bisection, culprit->reused ? ", bisected before" : "",
 		culprit->probability, culprit->runs);
 	fprintf(out, "  commit %.12s (\"%s\")\n  Author: %s\n", patch->commit, patch->subject, patch->author);
 	if (patch->upstream[0])

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "gate.h"
@@ -20,6 +21,8 @@ struct report_stable_culprit {
 	const struct stable_patch *patch;	/* the queued commit */
 	double probability;
 	unsigned int runs;			/* of the bisection */
+	int64_t bisection;			/* its id */
+	bool reused;				/* bisected before, not again */
 	const struct mainline_status *mainline;	/* NULL: not checked */
 	const char *advice;
 };

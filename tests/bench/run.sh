@@ -170,8 +170,9 @@ bash "$(dirname "$0")/../../drivers/virtual/demo.sh" "$build" >"$demo_out" 2>&1 
 ended=$(date +%s.%N)
 gate_line=$(grep -m1 '^  exit .* after ' "$demo_out" || true)
 culprit=$(grep -m1 '^  commit ' "$build/demo/reply.txt" 2>/dev/null || echo "  (no culprit: see $demo_out)")
-awk -v a="$started" -v b="$ended" -v line="$gate_line" 'BEGIN {
-	printf "make demo: %.0f s in all (lab up, history, gate, lab down); gate + bisection:%s\n",
-		b - a, line }'
+gate_seconds=$(echo "$gate_line" | sed -n 's/.* after \([0-9]*\) s;.*/\1/p')
+awk -v a="$started" -v b="$ended" -v g="${gate_seconds:-0}" 'BEGIN {
+	printf "make demo: %.0f s in all (lab up, history, gate, lab down); gate + bisection %d s: goal < 60 s %s\n",
+		b - a, g, (g > 0 && g < 60) ? "met" : "missed" }'
 echo "culprit named:$culprit"
 grep -E '^(bisect: )?round [0-9]+:|^candidate so far|^baseline so far' "$demo_out" | tail -n 3 || true

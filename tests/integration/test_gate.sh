@@ -2,11 +2,12 @@
 # `rackbisect gate` on the virtual lab, 4 boards over real SSH (issue 6):
 # v3.3.1-rc1 against v3.3 is a REGRESSION whose bisection in the queue names
 # the c1afdaff backport, with the stable rules' advice: "drop it from the
-# queue" before release and "mainline has no fix yet" when mainline has
-# none; released, with mainline's revert present, the advice names that
-# revert. v3.3 against itself is a PASS with a Tested-by reply. The bad
-# txack backport is a REGRESSION in W2. The queue audit lists the stray
-# patch with no upstream commit. Bad options exit 2.
+# queue" before release and "mainline has no fix yet" against a mainline
+# (v3.4-rc1) that has none; released, against a mainline (master) holding
+# the revert, the advice names that revert, and the regression bisected
+# before is not bisected again. v3.3 against itself is a PASS with a
+# Tested-by reply. The bad txack backport is a REGRESSION in W2. The queue
+# audit lists the stray patch with no upstream commit. Bad options exit 2.
 #
 # Prints "ok N - ..." / "not ok N - ..."; every wait is on an event with a timeout.
 # tests/run-all.sh runs it beside the other tests (it waits on its own boards):
@@ -38,31 +39,30 @@ truth() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eva
 
 "$rb" lab up "$lab" --state "$state" >"$work/up.out" 2>&1
 check "rackbisect lab up starts 4 boards" test $? -eq 0
-"$vlab" make-tree --scenario stable-3.3.1 --seed 1 --out "$work/stable" --truth "$work/stable.json" \
-	>/dev/null 2>&1
 "$vlab" make-tree --scenario stable-3.3.1 --seed 1 --mainline-revert present --out "$work/reverted" \
 	--truth "$work/reverted.json" >/dev/null 2>&1
 "$vlab" make-tree --scenario txack-backport --seed 1 --out "$work/backport" \
 	--truth "$work/backport.json" >/dev/null 2>&1
-check "model kernel histories made" test -d "$work/stable/.git" -a -d "$work/reverted/.git" \
-	-a -d "$work/backport/.git"
-culprit=$(truth "$work/stable.json" 'd["culprits"]["linux-3.3.y"][:12]')
-stray=$(truth "$work/stable.json" 'd["stable_queue"]["stray"][:12]')
-revert=$(truth "$work/reverted.json" 'd["revert"]["master"][:12]')
-reverted_culprit=$(truth "$work/reverted.json" 'd["culprits"]["linux-3.3.y"][:12]')
+check "model kernel histories made" test -d "$work/reverted/.git" -a -d "$work/backport/.git"
+culprit=$(truth "$work/reverted.json" 'd["culprits"]["linux-3.3.y"][:12]')
+stray=$(truth "$work/reverted.json" 'd["stable_queue"]["stray"][:12]')
+revert=$(truth "$work/reverted.json" 'd["revert"]["master"]')
+check "mainline's revert came after v3.4-rc1 (so v3.4-rc1 is a mainline without it)" \
+	bash -c "! git -C '$work/reverted' merge-base --is-ancestor $revert v3.4-rc1"
+revert=${revert:0:12}
 
 section "usage errors"
-rbx gate "$job" --tree "$work/stable" --baseline v3.3 >"$work/usage1.out" 2>&1
+rbx gate "$job" --tree "$work/reverted" --baseline v3.3 >"$work/usage1.out" 2>&1
 check "no --candidate exits 2 with the usage" bash -c "test $? -eq 2 && grep -q 'usage: rackbisect gate JOB' '$work/usage1.out'"
-rbx gate "$job" --tree "$work/stable" --baseline v3.3 --candidate no-such-tag >"$work/usage2.out" 2>&1
+rbx gate "$job" --tree "$work/reverted" --baseline v3.3 --candidate no-such-tag >"$work/usage2.out" 2>&1
 check "a candidate that names no commit exits 2" test $? -eq 2
 check "... naming it" contains "$work/usage2.out" "no-such-tag names no commit"
-rbx gate "$job" --tree "$work/stable" --baseline v3.3 --candidate v3.3.1-rc1 --mainline --upload-pack=x \
+rbx gate "$job" --tree "$work/reverted" --baseline v3.3 --candidate v3.3.1-rc1 --mainline --upload-pack=x \
 	>"$work/usage3.out" 2>&1
 check "a --mainline that looks like an option exits 2" test $? -eq 2
 
 section "v3.3 against itself"
-rbx gate "$job" --tree "$work/stable" --baseline v3.3 --candidate v3.3 --reply "$work/pass.txt" \
+rbx gate "$job" --tree "$work/reverted" --baseline v3.3 --candidate v3.3 --reply "$work/pass.txt" \
 	>"$work/pass.out" 2>"$work/pass.err"
 check "gate of v3.3 against v3.3 passes (exit 0)" test $? -eq 0
 check "... the reply says PASS" contains "$work/pass.txt" "^v3.3: PASS"
@@ -71,7 +71,7 @@ check "... counting the candidate's runs (4 boards x 2 workloads)" contains "$wo
 	"candidate 8 (8 pass, 0 fail"
 
 section "v3.3.1-rc1 against v3.3, bisected, before release"
-rbx gate "$job" --tree "$work/stable" --baseline v3.3 --candidate v3.3.1-rc1 --mainline master \
+rbx gate "$job" --tree "$work/reverted" --baseline v3.3 --candidate v3.3.1-rc1 --mainline v3.4-rc1 \
 	--bisect >"$work/rc1.out" 2>"$work/rc1.err"
 check "gate of v3.3.1-rc1 is a REGRESSION (exit 1)" test $? -eq 1
 check "... the reply says REGRESSION" contains "$work/rc1.out" "^v3.3.1-rc1: REGRESSION"
@@ -90,12 +90,13 @@ check "... the queue audit lists the stray patch with no upstream commit" contai
 reply=$(sed -n 's/^reply written to //p' "$work/rc1.out")
 check "... and the reply is written to the lab's state" test -s "$reply"
 
-section "released, mainline has reverted it"
+section "released, mainline (master) has reverted it"
 rbx gate "$job" --tree "$work/reverted" --baseline v3.3 --candidate v3.3.1-rc1 --mainline master \
 	--bisect --released >"$work/released.out" 2>"$work/released.err"
 check "gate of the released candidate is a REGRESSION (exit 1)" test $? -eq 1
-check "... the culprit is that tree's c1afdaff backport" contains "$work/released.out" \
-	"^  commit $reverted_culprit "
+check "... the regression bisected before is not bisected again" contains "$work/released.out" \
+	"W3 (auth-timeout) was bisected before: bisection 1 named $culprit; not bisected again"
+check "... the culprit is the c1afdaff backport again" contains "$work/released.out" "^  commit $culprit "
 check "... advice names mainline's revert (truth file)" contains "$work/released.out" \
 	"mainline's revert $revert"
 check "... and does not say to drop it from a queue" lacks "$work/released.out" "drop it from the queue"

@@ -9,7 +9,6 @@
  * MAINTAINERS file, malformed references, a merge in the queue.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -25,22 +24,10 @@
 
 #include "stable_queue.h"
 #include "subprocess.h"
+#include "files.h"
 #include "virtual/modelkernel/history.h"
 
 /* ---- helpers -------------------------------------------------------------- */
-
-static int remove_entry(const char *path, const struct stat *info, int type, struct FTW *walk)
-{
-	(void)info;
-	(void)type;
-	(void)walk;
-	return remove(path);
-}
-
-static void remove_tree(const char *path)
-{
-	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* Commits come out the same on every machine: fixed names, dates, no config. */
 static const char *author_name = "Test Author", *author_email = "test@example.org";
@@ -215,7 +202,7 @@ static int models_teardown(void **state)
 	json_decref(models->reverted.truth);
 	json_decref(models->txack.truth);
 	if (models->created)
-		remove_tree(models->directory);
+		files_remove_tree(models->directory);
 	free(models);
 	return 0;
 }
@@ -696,7 +683,7 @@ static int handmade_teardown(void **state)
 	if (!repo)
 		return 0;
 	if (repo->created)
-		remove_tree(repo->directory);
+		files_remove_tree(repo->directory);
 	free(repo);
 	return 0;
 }
