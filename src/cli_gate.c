@@ -212,6 +212,16 @@ static json_t *board_array(const char *boards)
 	return array;
 }
 
+/* name is one of the comma-separated names in list */
+static bool listed(const char *list, const char *name)
+{
+	char padded[520], needle[80];
+
+	snprintf(padded, sizeof(padded), ",%s,", list);
+	snprintf(needle, sizeof(needle), ",%s,", name);
+	return strstr(padded, needle) != NULL;
+}
+
 /* The gate's runs of the regression become the bisection's ends: the
  * bisection starts at its rounds, its ends already checked. */
 static int link_gate_runs(struct gate_command *command, const struct gate_regression *regression)
@@ -226,18 +236,10 @@ static int link_gate_runs(struct gate_command *command, const struct gate_regres
 		return rc;
 	for (i = 0; i < list.count && rc == 0; i++) {
 		const struct store_run *run = &list.runs[i];
-		char boards[520];
 
-		snprintf(boards, sizeof(boards), ",%s,", regression->boards);
-		if (!run->board || strcmp(run->workload, regression->workload))
+		if (!run->board || strcmp(run->workload, regression->workload) ||
+		    !listed(regression->boards, run->board))
 			continue;
-		{
-			char needle[80];
-
-			snprintf(needle, sizeof(needle), ",%s,", run->board);
-			if (!strstr(boards, needle))
-				continue;
-		}
 		rc = store_bisection_add_run(store, command->bisection_id, run->id,
 					     strcmp(roles[i], "baseline") == 0 ? "good-end" : "bad-end");
 	}

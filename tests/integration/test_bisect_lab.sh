@@ -94,14 +94,16 @@ check "no --bad exits 2 with the usage" bash -c "test $? -eq 2 && grep -q 'usage
 
 # ---- stable-3.3.1: kill -9 mid-bisect, resume, revert check -------------------------------------
 section "stable-3.3.1 queue, killed in round 2, resumed"
-# Its event lines go through a watcher that says, through a FIFO, when a
-# workload of round 2 has started on a board (or the output ended); $! is
-# rackbisect itself, the process killed.
+# Its event lines go through a watcher that says, through a FIFO, when a run
+# of round 2 has started on a board (or the output ended); $! is rackbisect
+# itself, the process killed. The run's first event, not its workload's: a
+# short W3 that fails in its first cycle could end before the kill lands,
+# and the check below needs a run cut off.
 mkfifo "$work/round2"
 "$rb" bisect "$job" --lab "$lab" --state "$state" --tree "$work/stable" --good v3.3 \
 	--bad v3.3.1-rc1 --workload W3 --revert-check >"$work/stable.out" \
 	2> >(tee "$work/stable.err" | { awk '/round 2:/ { round2 = 1 }
-		round2 && /event=workload/ { seen = 1; exit } END { print seen ? "seen" : "ended" }' \
+		round2 && /event=start/ { seen = 1; exit } END { print seen ? "seen" : "ended" }' \
 		>"$work/round2"; cat >/dev/null; }) &
 background=$!
 event=$(timeout 600 cat "$work/round2")

@@ -8,6 +8,8 @@
 # refused until `lab trust`; kill -9 mid-run loses nothing; bad config exits 2.
 #
 # Prints "ok N - ..." / "not ok N - ..."; every wait is on an event with a timeout.
+# tests/run-all.sh runs it beside the other tests (it waits on its own boards):
+# lane: own
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
