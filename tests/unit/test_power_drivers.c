@@ -91,7 +91,11 @@ static bool run_until(uv_loop_t *loop, bool (*done)(void *), void *arg, uint64_t
 	uv_timer_init(loop, &guard);
 	guard.data = &expired;
 	uv_timer_start(&guard, on_guard_timer, timeout_ms, 0);
-	while (!done(arg) && !expired)
+	/* The guard alone keeps nothing alive: "the loop is idle" must not wait
+	 * for it (every teardown did, the whole timeout), and a loop with
+	 * nothing else left can no longer make done() true. */
+	uv_unref((uv_handle_t *)&guard);
+	while (!done(arg) && !expired && uv_loop_alive(loop))
 		uv_run(loop, UV_RUN_ONCE);
 	uv_close((uv_handle_t *)&guard, NULL);
 	uv_run(loop, UV_RUN_NOWAIT);
