@@ -288,33 +288,9 @@ static void start_candidate(struct gate *gate)
 	launch(gate, CANDIDATE);
 }
 
-static struct board *board_named(struct gate *gate, const char *name)
-{
-	struct lab_session *session = gate->options.session;
-	size_t i;
-
-	for (i = 0; i < session->selected_count; i++) {
-		if (strcmp(session->selected[i]->name, name) == 0)
-			return session->selected[i];
-	}
-	return NULL;
-}
-
 static bool undecided(const struct gate_regression *regression)
 {
 	return regression->boards[0] && !regression->confirmed;
-}
-
-static const struct job_workload *workload_named(struct gate *gate, const char *name)
-{
-	const struct job *job = gate->options.session->job;
-	size_t w;
-
-	for (w = 0; w < job->workload_count; w++) {
-		if (strcmp(job->workloads[w].name, name) == 0)
-			return &job->workloads[w];
-	}
-	return NULL;
 }
 
 static bool board_taken(const struct lab_round *round, const struct board *board)
@@ -340,13 +316,13 @@ static void add_baseline_group(struct gate *gate, const struct gate_regression *
 
 	snprintf(copy, sizeof(copy), "%s", regression->boards);
 	for (name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-		struct board *board = board_named(gate, name);
+		struct board *board = board_set_find(&gate->options.session->boards, name);
 
 		if (!board || board_taken(&gate->round, board))
 			continue;
 		if (!group)
 			group = lab_round_add(&gate->round, spec_string(gate->options.spec, "baseline"),
-					      workload_named(gate, regression->workload), 1);
+					      job_find_workload(gate->options.session->job, regression->workload), 1);
 		if (!group)
 			return;
 		group->boards[group->board_count++] = board;

@@ -623,3 +623,14 @@ const char *job_compare_text(enum job_compare compare)
 	}
 	return "?";
 }
+
+const struct job_workload *job_find_workload(const struct job *job, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < job->workload_count; i++) {
+		if (strcmp(job->workloads[i].name, name) == 0)
+			return &job->workloads[i];
+	}
+	return NULL;
+}

@@ -98,6 +98,8 @@ struct job {
  */
 int job_load(const char *path, struct job **job, char *error, size_t error_len);
 void job_free(struct job *job);
+/* The job's workload called name; NULL when name is NULL or none is. */
+const struct job_workload *job_find_workload(const struct job *job, const char *name);
 
 bool job_selects_board(const struct job *job, const struct lab_board *board);
 

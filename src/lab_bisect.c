@@ -532,17 +532,6 @@ static void cancel_speculative_builds(struct lab_bisect *lb)
 
 /* ---- step 1: the bad end ----------------------------------------------------------------- */
 
-static const struct job_workload *find_workload(const struct job *job, const char *name)
-{
-	size_t i;
-
-	for (i = 0; name && i < job->workload_count; i++) {
-		if (strcmp(job->workloads[i].name, name) == 0)
-			return &job->workloads[i];
-	}
-	return NULL;
-}
-
 static void start_bad_end(struct lab_bisect *lb)
 {
 	struct lab_session *session = lb->options.session;
@@ -552,7 +541,7 @@ static void start_bad_end(struct lab_bisect *lb)
 	lab_round_clear(&lb->round);
 	lb->bad_end_rounds++;
 	group = lab_round_add(&lb->round, lb->options.graph->ids[lb->options.graph->bad_index],
-			  find_workload(session->job, spec_string(lb->options.spec, "workload")), 1);
+			  job_find_workload(session->job, spec_string(lb->options.spec, "workload")), 1);
 	if (!group) {
 		stop_with(lb, "out of memory");
 		next_step(lb);
@@ -649,7 +638,7 @@ static void make_pool(struct lab_bisect *lb)
 		if (spec_lists(lb->options.spec, "boards", session->selected[i]->name))
 			lb->pool[lb->pool_count++] = session->selected[i];
 	}
-	lb->workload = find_workload(session->job, spec_string(lb->options.spec, "workload"));
+	lb->workload = job_find_workload(session->job, spec_string(lb->options.spec, "workload"));
 	snprintf(lb->answer.symptom, sizeof(lb->answer.symptom), "%s",
 		 spec_string(lb->options.spec, "symptom"));
 	snprintf(lb->answer.workload, sizeof(lb->answer.workload), "%s",
