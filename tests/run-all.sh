@@ -9,6 +9,8 @@ filter=${2:-}
 passed=0
 failed=0
 failed_names=""
+failed_checks=$(mktemp)	# every "not ok" line, repeated at the end where CI's tail shows it
+timings=""		# "name:seconds ..." of each test, slowest first at the end
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -23,12 +25,14 @@ for t in tests/integration/test_*.sh; do
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
 	grep -q '^# lane: own$' "$t" || continue
 	log=$(mktemp)
-	(timeout --kill-after=10 1500 bash "$t" >"$log" 2>&1; echo $? >"$log.status") &
+	(started=$(date +%s); timeout --kill-after=10 1500 bash "$t" >"$log" 2>&1
+	 echo $? >"$log.status"; echo $(($(date +%s) - started)) >"$log.seconds") &
 	own_lane="$own_lane $t:$log"
 done
 
 # count_integration NAME LOG STATUS: adds a finished integration test's checks
 count_integration() {
+	grep '^not ok ' "$2" | sed "s/^/$1: /" >>"$failed_checks"
 	p=$(grep -c '^ok ' "$2")
 	f=$(grep -c '^not ok ' "$2")
 	passed=$((passed + p))
@@ -53,9 +57,12 @@ for t in "$build"/asan/tests/test_*; do
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
 	log=$(mktemp)
 	echo "== unit: $(basename "$t")"
+	started=$(date +%s)
 	timeout --kill-after=10 900 "$t" >"$log" 2>&1
 	status=$?
+	timings="$timings $(basename "$t"):$(($(date +%s) - started))"
 	cat "$log"
+	grep '^\[  FAILED  \] [a-z]' "$log" | sed "s/^/$(basename "$t"): /" >>"$failed_checks"
 	set -- $(count_cmocka "$log")
 	passed=$((passed + $1))
 	failed=$((failed + $2))
@@ -75,8 +82,10 @@ for t in tests/integration/test_*.sh; do
 	grep -q '^# lane: own$' "$t" && continue
 	log=$(mktemp)
 	echo "== integration: $(basename "$t")"
+	started=$(date +%s)
 	timeout --kill-after=10 1200 bash "$t" >"$log" 2>&1
 	status=$?
+	timings="$timings $(basename "$t"):$(($(date +%s) - started))"
 	cat "$log"
 	count_integration "$(basename "$t")" "$log" "$status"
 	rm -f "$log"
@@ -89,9 +98,13 @@ for entry in $own_lane; do
 	echo "== integration (own lane): $(basename "$t")"
 	cat "$log"
 	count_integration "$(basename "$t")" "$log" "$(cat "$log.status" 2>/dev/null || echo 1)"
-	rm -f "$log" "$log.status"
+	timings="$timings $(basename "$t")(own):$(cat "$log.seconds" 2>/dev/null || echo '?')"
+	rm -f "$log" "$log.status" "$log.seconds"
 done
 
+echo "seconds per test:$(echo "$timings" | tr ' ' '\n' | sort -t: -k2 -rn | tr '\n' ' ')"
+cat "$failed_checks"
+rm -f "$failed_checks"
 [ -n "$failed_names" ] && echo "failing:$failed_names"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

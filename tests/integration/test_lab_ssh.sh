@@ -18,7 +18,7 @@ state=$work/state
 lab=$work/lab.yaml
 
 cleanup() {
-	exec 3>&- 4>&- 5>&- 6>&- 7>&- 2>/dev/null
+	exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 2>/dev/null
 	"$vlab" down "$lab" --state "$state" >/dev/null 2>&1
 	[ -d "$work/tree" ] && git -C "$work/tree" worktree prune 2>/dev/null
 	rm -rf "$work"
@@ -145,11 +145,16 @@ exec 4>&- 6>&- 7<&-
 wait 2>/dev/null
 
 # ---- power off / on ----------------------------------------------------------
+# The console line stays connected across power off and on, as a serial line
+# does; the login prompt it shows comes once sshd accepts connections.
+exec 8<>/dev/tcp/127.77.1.1/7000
 "$vlab" power it1 off --lab "$lab" --state "$state" >/dev/null 2>&1
 timeout 20 ssh -F "$ssh_config" -o ConnectTimeout=3 it1 true >"$work/off-ssh.out" 2>&1
 check "a board that is off refuses SSH" contains "$work/off-ssh.out" "refused"
 "$vlab" power it1 on --lab "$lab" --state "$state" >/dev/null 2>&1
+check "power on: the console shows it booting to its login prompt" capture_console 8 "$work/console-on.log" 30
 check "power on boots it again" bash -c "ssh -F '$ssh_config' it1 uname -r | grep -q lab-fallback"
+exec 8>&-
 
 # ---- down --------------------------------------------------------------------
 pid=$(cat "$state/labs/integration/supervisor.pid" 2>/dev/null)
