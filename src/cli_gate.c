@@ -39,11 +39,14 @@ static const char usage[] =
 	"without an upstream commit, or one not in mainline, is listed.\n"
 	"Prints the stable-review reply and writes it to --reply FILE (default: the\n"
 	"lab's state directory, gates/ID/reply.txt). \"Tested-by:\" only on PASS.\n"
+	"--night NAME records the gate as that branch's night (`rackbisect nightly` gives\n"
+	"it): a PASS becomes the branch's last good night.\n"
 	"Exit: 0 PASS, 1 REGRESSION, 3 lab trouble or undecided, 2 usage.\n";
 
 struct gate_command {
 	struct cli_globals globals;
 	const char *job_option, *baseline, *candidate, *mainline, *boards, *confidence, *reply_path;
+	const char *night;
 	bool bisect, released;
 	char *baseline_id, *candidate_id;
 	json_t *spec;
@@ -80,6 +83,7 @@ static int parse(struct gate_command *command, int argc, char **argv)
 		{ .name = "boards", .value = &command->boards },
 		{ .name = "confidence", .value = &command->confidence },
 		{ .name = "reply", .value = &command->reply_path },
+		{ .name = "night", .value = &command->night },
 		{ .name = NULL },
 	};
 	const char *positional[1];
@@ -115,12 +119,13 @@ static int make_spec(struct gate_command *command)
 	}
 	if ((rc = cli_parse_number(command->confidence, 0.5, 0.999999, "--confidence", &confidence)))
 		return rc;
-	command->spec = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s?,s:b,s:b,s:f}",
+	command->spec = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s?,s:b,s:b,s:f,s:s?}",
 				  "job", command->session.job->path, "tree", tree,
 				  "baseline", command->baseline_id, "candidate", command->candidate_id,
 				  "baseline_ref", command->baseline, "candidate_ref", command->candidate,
 				  "mainline_ref", command->mainline, "bisect", command->bisect,
-				  "released", command->released, "confidence", confidence);
+				  "released", command->released, "confidence", confidence,
+				  "night", command->night);
 	return command->spec ? 0 : CLI_EXIT_INFRA;
 }
 
@@ -282,10 +287,45 @@ static void take_answer(struct gate_command *command, const json_t *answer)
 	}
 }
 
+/* `git merge-base --is-ancestor`: ancestor is descendant or one of its ancestors. */
+static bool is_ancestor(const char *tree, const char *ancestor, const char *descendant)
+{
+	char *argv[] = { "git", "-C", (char *)tree, "merge-base", "--is-ancestor", (char *)ancestor,
+			 (char *)descendant, NULL };
+
+	return subprocess_run(argv, NULL, NULL) == 0;
+}
+
+static bool only_good_is(const json_t *spec, const char *id)
+{
+	const json_t *goods = json_object_get(spec, "goods");
+	const char *good = json_string_value(json_array_get(goods, 0));
+
+	return json_array_size(goods) == 1 && good && strcmp(good, id) == 0;
+}
+
 /*
- * A regression bisected before (the same ends, symptom and workload, a
- * culprit found) is not bisected again: its stored answer is the answer.
+ * A stored bisection answers this regression when it found a culprit for the
+ * same workload and symptom from the same good end, and its bad end is this
+ * candidate or its culprit is in this candidate too (a later night of the
+ * same branch, an -rc2 of the same queue): the same regression.
  */
+static bool answers_regression(struct gate_command *command, const struct store_bisection *stored,
+			       const json_t *spec, const json_t *answer,
+			       const struct gate_regression *regression)
+{
+	const char *culprit = json_string_value(json_object_get(answer, "culprit"));
+
+	if (stored->state != STORE_BISECTION_DONE || !spec || !answer || !culprit ||
+	    !same_text(answer, "state", bisect_state_name(BISECT_FOUND)) ||
+	    !only_good_is(spec, command->baseline_id) || !same_text(spec, "symptom", regression->symptom) ||
+	    !same_text(spec, "workload", regression->workload))
+		return false;
+	return same_text(spec, "bad", command->candidate_id) ||
+	       is_ancestor(command->session.tree, culprit, command->candidate_id);
+}
+
+/* A regression bisected before is not bisected again: its stored answer is the answer. */
 static bool reuse_bisection(struct gate_command *command, const struct gate_regression *regression)
 {
 	struct store_bisection stored = { 0 };
@@ -302,20 +342,14 @@ static bool reuse_bisection(struct gate_command *command, const struct gate_regr
 			continue;
 		spec = json_loads(stored.spec, 0, NULL);
 		answer = stored.answer ? json_loads(stored.answer, 0, NULL) : NULL;
-		found = stored.state == STORE_BISECTION_DONE && spec && answer &&
-			same_text(answer, "state", bisect_state_name(BISECT_FOUND)) && same_text(spec, "bad", command->candidate_id) &&
-			json_array_size(json_object_get(spec, "goods")) == 1 &&
-			json_string_value(json_array_get(json_object_get(spec, "goods"), 0)) &&
-			strcmp(json_string_value(json_array_get(json_object_get(spec, "goods"), 0)),
-			       command->baseline_id) == 0 &&
-			same_text(spec, "symptom", regression->symptom) &&
-			same_text(spec, "workload", regression->workload);
+		found = answers_regression(command, &stored, spec, answer, regression);
 		if (found) {
 			take_answer(command, answer);
 			command->bisection_id = id;
 			command->reused = true;
-			printf("%s (%s) was bisected before: bisection %" PRId64 " named %.12s; not bisected again\n",
-			       regression->workload, regression->symptom, id, command->culprit);
+			printf("%s (%s) was bisected before: bisection %" PRId64 " named %.12s, which "
+			       "this candidate holds; not bisected again\n", regression->workload,
+			       regression->symptom, id, command->culprit);
 		}
 		json_decref(spec);
 		json_decref(answer);

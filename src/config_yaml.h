@@ -1,8 +1,9 @@
 /*
- * config_yaml.h - the YAML reading that the lab loader (config.c) and the job
- * loader (job_config.c) share, so both report mistakes the same way:
- * "file:line:col: what is wrong (what was expected)". Internal to those two
- * files; everyone else uses config.h and job_config.h.
+ * config_yaml.h - the YAML reading that the lab loader (config.c), the job
+ * loader (job_config.c) and the nightly file's (nightly.c) share, so all
+ * report mistakes the same way: "file:line:col: what is wrong (what was
+ * expected)". Internal to those files; everyone else uses config.h,
+ * job_config.h and nightly.h.
  *
  * Every function returns 0 or a negative errno; -EINVAL means the file is
  * wrong and loader->error says where and why.

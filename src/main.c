@@ -32,6 +32,8 @@ static const char usage[] =
 	"                                   PASS at 99 %, the culprit in the queue, what the\n"
 	"                                   stable rules allow, a reply to send: exit 0 PASS,\n"
 	"                                   1 REGRESSION, 3 lab trouble, 2 usage\n"
+	"  nightly NIGHTLY.yaml             each tracked branch's head against its last good\n"
+	"                                   night; new regressions bisected, known ones named\n"
 	"  runs [--last N]                  the latest runs\n"
 	"  show RUN                         one run: verdict, symptoms, metrics, files\n"
 	"\n"
@@ -45,7 +47,7 @@ static const struct {
 } commands[] = {
 	{ "lab", cli_lab }, { "run", cli_run }, { "test", cli_test }, { "power", cli_power },
 	{ "console", cli_console }, { "runs", cli_runs }, { "show", cli_show },
-	{ "bisect", cli_bisect }, { "gate", cli_gate },
+	{ "bisect", cli_bisect }, { "gate", cli_gate }, { "nightly", cli_nightly },
 };
 
 /* The command word: the first argument that is neither an option nor the
