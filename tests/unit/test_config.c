@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "virtual/lab/lab_state.h"
 
 struct scratch {
 	char path[64];
@@ -287,9 +288,28 @@ static void test_bad_limits_and_options_are_pointed_at(void **state)
 	}
 }
 
+/* sshd re-executes itself from / for each login: its key paths must not be relative */
+static void test_relative_state_directory_is_made_absolute(void **state)
+{
+	struct lab lab = { .name = "virtual" };
+	struct lab_state located;
+	char cwd[1024], expected[1200];
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(lab_state_locate(&lab, "build/demo/state", &located), 0);
+	snprintf(expected, sizeof(expected), "%s/build/demo/state", cwd);
+	assert_string_equal(located.base, expected);
+	snprintf(expected, sizeof(expected), "%s/build/demo/state/labs/virtual", cwd);
+	assert_string_equal(located.dir, expected);
+	assert_int_equal(lab_state_locate(&lab, "/srv/rb", &located), 0);
+	assert_string_equal(located.base, "/srv/rb");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_relative_state_directory_is_made_absolute),
 		cmocka_unit_test(test_good_lab_loads_every_field),
 		cmocka_unit_test(test_yaml_syntax_error_names_line_and_column),
 		cmocka_unit_test(test_unknown_board_key_is_pointed_at),

@@ -2,6 +2,7 @@
 #include "virtual/lab/lab_state.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,17 @@ int lab_state_locate(const struct lab *lab, const char *option, struct lab_state
 		snprintf(base, sizeof(base), "%s/.local/state/rackbisect", home);
 	else
 		return -ENOENT;
+	if (base[0] != '/') {
+		/* sshd re-executes itself from / for each connection: a relative
+		 * host key path would fail there, and every login be reset */
+		char cwd[PATH_MAX], relative[sizeof(base)];
+
+		if (!getcwd(cwd, sizeof(cwd)))
+			return -errno;
+		snprintf(relative, sizeof(relative), "%s", base);
+		if ((size_t)snprintf(base, sizeof(base), "%s/%s", cwd, relative) >= sizeof(base))
+			return -ENAMETOOLONG;
+	}
 	memset(state, 0, sizeof(*state));
 	snprintf(state->base, sizeof(state->base), "%s", base);
 	snprintf(state->dir, sizeof(state->dir), "%s/labs/%s", base, lab->name);
