@@ -57,6 +57,9 @@ struct lab_bisect {
 	struct board **pool;		/* boards that reproduced at bad */
 	size_t pool_count;
 	unsigned int *passes, *fails;	/* evidence per graph index */
+	bool *builds;			/* per graph index: known to build */
+	bool prebuilding;		/* a round waits for its commits' builds */
+	unsigned int prebuild_waits;	/* how often this round waited */
 	struct result_record *records;	/* every result the engine got, in order */
 	size_t record_count, record_capacity;
 	struct lab_round round;
@@ -306,8 +309,17 @@ static void stop_with(struct lab_bisect *lb, const char *format, ...)
 static void process_round(struct lab_bisect *lb);
 static void count_built_ahead_use(struct lab_bisect *lb, const char *commit);
 
+static void note_built(struct lab_bisect *lb, const struct build_result *result)
+{
+	long index = result->status == 0 ? graph_index(lb->options.graph, result->commit) : -1;
+
+	if (index >= 0)
+		lb->builds[index] = true;
+}
+
 static void on_round_built(const struct build_result *result, void *data)
 {
+	note_built(data, result);
 	count_built_ahead_use(data, result->commit);
 }
 
@@ -374,6 +386,17 @@ static void forget_speculative(struct lab_bisect *lb, struct speculative_build *
 	}
 }
 
+static void bisect_round(struct lab_bisect *lb);
+
+/* A build the round waited for ended: the round is asked for again. */
+static void prebuild_ended(struct lab_bisect *lb)
+{
+	if (lb->prebuilding && !lb->finished && !lb->aborting && !lab_round_running(&lb->round)) {
+		lb->prebuilding = false;
+		bisect_round(lb);
+	}
+}
+
 static void on_speculative_skip_done(const struct run_report *report, void *data)
 {
 	struct speculative_build *speculative = data;
@@ -386,6 +409,7 @@ static void on_speculative_skip_done(const struct run_report *report, void *data
 			count_run(lb, &run);
 			store_run_release(&run);
 		}
+		prebuild_ended(lb);
 	}
 	free(speculative);
 }
@@ -428,11 +452,24 @@ static void on_speculative_built(struct build *build, const struct build_result 
 		  result->status == 0 ? result->release : "did not build");
 	if (result->commit[0])
 		remember_built_ahead(lb, result->commit);
+	note_built(lb, result);
 	if (result->status == -ENOEXEC && result->commit[0] &&
 	    store_speculative_skip(lb, speculative, result) == 0)
 		return;	/* its slot is kept until the SKIP is stored */
 	forget_speculative(lb, speculative);
 	free(speculative);
+	prebuild_ended(lb);
+}
+
+static bool building_ahead(const struct lab_bisect *lb, const char *ref)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_SPECULATIVE_BUILDS; i++) {
+		if (lb->speculative[i] && strcmp(lb->speculative[i]->ref, ref) == 0)
+			return true;
+	}
+	return false;
 }
 
 static void build_ahead(struct lab_bisect *lb, const char *ref)
@@ -868,6 +905,36 @@ static void describe_confirmation(struct lab_bisect *lb, const struct bisect_sta
 			 "; its parent is a good end, checked first");
 }
 
+/*
+ * Boards go only to commits known to build: a proposal never built is built
+ * first (as a build ahead), and one that does not build becomes its SKIP at
+ * once, so the engine proposes another before any board is given out. A
+ * stable queue can hold long stretches of commits that do not build; without
+ * this a round would spend its boards on SKIPs and most of them would idle.
+ * True when the round waits (prebuild_ended() asks for it again). Bounded,
+ * so that a build that cannot even start never holds the bisection up.
+ */
+static bool prebuild(struct lab_bisect *lb, const size_t *proposals, size_t count)
+{
+	const struct commit_graph *graph = lb->options.graph;
+	bool waiting = false;
+	size_t i;
+
+	if (lb->prebuild_waits >= 4 * lb->pool_count + 8)
+		return false;
+	for (i = 0; i < count; i++) {
+		size_t p = proposals[i];
+
+		if (lb->builds[p] || lb->passes[p] + lb->fails[p] > 0)
+			continue;
+		build_ahead(lb, graph->ids[p]);
+		waiting |= building_ahead(lb, graph->ids[p]);
+	}
+	lb->prebuilding = waiting;
+	lb->prebuild_waits += waiting;
+	return waiting;
+}
+
 static void bisect_round(struct lab_bisect *lb)
 {
 	const struct commit_graph *graph = lb->options.graph;
@@ -895,8 +962,12 @@ static void bisect_round(struct lab_bisect *lb)
 			 graph->ids[status.best], status.best_probability, count, count == 1 ? "" : "s");
 		launch_proposals(lb, proposals, count, online);
 	} else if (status.state == BISECT_RUNNING &&
-		   bisect_next(lb->engine, online_count, proposals, &count) == 0 && count) {
+		   bisect_next(lb->engine, online_count, proposals, &count) == 0 && count &&
+		   prebuild(lb, proposals, count)) {
+		/* prebuild_ended() comes back here */
+	} else if (status.state == BISECT_RUNNING && count) {
 		lb->confirming = false;
+		lb->prebuild_waits = 0;
 		lb->answer.rounds++;
 		progress(lb, "round %u: %zu candidates left, best %.12s at %.4f, %u runs so far "
 			 "(p estimate %.2f); testing %zu", lb->answer.rounds, status.candidates_left,
@@ -1191,7 +1262,8 @@ int lab_bisect_start(const struct lab_bisect_options *options, lab_bisect_done_c
 	engine_options_of(options->spec, &lb->engine_options);
 	lb->passes = calloc(graph->count, sizeof(*lb->passes));
 	lb->fails = calloc(graph->count, sizeof(*lb->fails));
-	rc = lb->passes && lb->fails ? bisect_new(graph->commits, graph->count, graph->bad_index,
+	lb->builds = calloc(graph->count, sizeof(*lb->builds));
+	rc = lb->passes && lb->fails && lb->builds ? bisect_new(graph->commits, graph->count, graph->bad_index,
 						  &lb->engine_options, &lb->engine) : -ENOMEM;
 	if (rc) {
 		lab_bisect_free(lb);
@@ -1260,6 +1332,7 @@ void lab_bisect_free(struct lab_bisect *lb)
 	free(lb->pool);
 	free(lb->passes);
 	free(lb->fails);
+	free(lb->builds);
 	free(lb->records);
 	free(lb->built_ahead);
 	free(lb->answer.undecided);
