@@ -461,12 +461,13 @@ static json_t *issue_json(const struct report_data *data)
 static void add_culprit(json_t *root, const struct report_data *data)
 {
 	const struct report_bisection *bisection = data->bisection;
-	json_t *incidents = json_array();
+	json_t *incidents;
 	char run_id[32];
 	size_t i;
 
 	if (!bisection || !bisection->culprit)
 		return;
+	incidents = json_array();
 	json_object_set_new(root, "issues", json_pack("[o]", issue_json(data)));
 	for (i = 0; i < data->run_count; i++) {
 		const struct store_run *run = data->runs[i].run;

@@ -156,9 +156,10 @@ static void test_lone_run(void **state)
 	struct report_fixture *fixture = *state;
 	struct report_data data;
 
-	load(fixture, REPORT_SUBJECT_RUN, fixture->lone_pass, &data);
+	load(fixture, REPORT_SUBJECT_RUN, fixture->lone_run, &data);
 	assert_int_equal(data.subject, REPORT_SUBJECT_RUN);
-	assert_string_equal(data.verdict, "PASS");
+	assert_string_equal(data.verdict, "INFRA");
+	assert_non_null(strstr(data.summary, "console said"));
 	assert_int_equal(data.run_count, 1);
 	assert_string_equal(data.runs[0].role, "run");
 	assert_int_equal(data.build_count, 0);	/* it names no build */
@@ -254,7 +255,7 @@ static int make_fixture_only(const char *dir)
 	if (rc == 0)
 		printf("gate=%" PRId64 " bisection=%" PRId64 " lone=%" PRId64 " fail=%" PRId64 " infra=%" PRId64
 		       " skip=%" PRId64 " pass=%" PRId64 " culprit=%s tree=%s\n", fixture.gate_id,
-		       fixture.bisection_id, fixture.lone_pass, fixture.candidate_fail, fixture.candidate_infra,
+		       fixture.bisection_id, fixture.lone_run, fixture.candidate_fail, fixture.candidate_infra,
 		       fixture.candidate_skip, fixture.candidate_pass, fixture.commits[FIXTURE_CULPRIT],
 		       fixture.tree);
 	report_fixture_free(&fixture, 1);

@@ -265,10 +265,10 @@ int report_fixture_make(const char *dir, struct report_fixture *fixture)
 	if (make_tree(fixture) || store_open(database, &fixture->store) || record_builds(fixture, build_ids) ||
 	    store_gate(fixture, build_ids) || store_bisection(fixture, build_ids))
 		return -1;
-	/* a run of no gate or bisection, with no build recorded */
-	return store_run(fixture, build_ids, &(struct run_plan){ FIXTURE_GOOD, NULL, "W1", RUN_PASS,
+	/* a run of no gate or bisection, with no build recorded, lab trouble in bytes that are not UTF-8 */
+	return store_run(fixture, build_ids, &(struct run_plan){ FIXTURE_GOOD, NULL, "W1", RUN_INFRA,
 							    REPORT_FIXTURE_NOT_UTF8_CAUSE, 0 },
-			 &fixture->lone_pass);
+			 &fixture->lone_run);
 }
 
 void report_fixture_free(struct report_fixture *fixture, int keep)
@@ -277,4 +277,43 @@ void report_fixture_free(struct report_fixture *fixture, int keep)
 	fixture->store = NULL;
 	if (!keep && fixture->dir[0])
 		files_remove_tree(fixture->dir);
+}
+
+/* cmocka's fail_msg needs its headers; the helper stays free of them and aborts instead. */
+void report_fixture_load(const struct report_fixture *fixture, enum report_subject subject, int64_t id,
+			 struct report_data *data)
+{
+	char error[512];
+	int rc = report_data_load(fixture->store, &(struct report_request){
+		.subject = subject, .id = id, .state_dir = fixture->dir, .lab = "virtual" }, data, error,
+		sizeof(error));
+
+	if (rc) {
+		fprintf(stderr, "report fixture: report_data_load: %d %s\n", rc, error);
+		abort();
+	}
+}
+
+char *report_fixture_capture(void (*write)(FILE *out, const struct report_data *data),
+			     const struct report_data *data)
+{
+	char *text = NULL;
+	size_t length = 0;
+	FILE *out = open_memstream(&text, &length);
+
+	if (!out)
+		abort();
+	write(out, data);
+	if (fclose(out) != 0)
+		abort();
+	return text;
+}
+
+unsigned int report_fixture_count(const char *text, const char *needle)
+{
+	unsigned int count = 0;
+
+	for (text = strstr(text, needle); text; text = strstr(text + 1, needle))
+		count++;
+	return count;
 }
