@@ -6,11 +6,12 @@ CC        := gcc
 PKGCONFIG := libuv yaml-0.1 jansson sqlite3 libssh
 
 # Debian packages the build, the tests and the virtual lab need (pssh: make bench
-# compares the coordinator's SSH fan-out with parallel-ssh).
+# compares the coordinator's SSH fan-out with parallel-ssh; chromium renders the
+# HTML report and python3-jsonschema validates the KCIDB one in test_report.sh).
 DEBIAN_PACKAGES := gcc make pkg-config git libc6-dev \
 	libuv1-dev libssh-dev libyaml-dev libcurl4-openssl-dev libsqlite3-dev \
 	libjansson-dev libcmocka-dev openssh-server openssh-client \
-	busybox-static procps pssh
+	busybox-static procps pssh chromium python3-jsonschema
 
 WARNINGS  := -Wall -Wextra -Werror
 CPPFLAGS  := -D_GNU_SOURCE -Isrc -Idrivers -I$(BUILD)/gen

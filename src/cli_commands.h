@@ -17,5 +17,6 @@ int cli_bisect_lab(int argc, char **argv);	/* cli_bisect_lab.c: bisect JOB ... *
 int cli_bisect_stored(int argc, char **argv);	/* cli_bisect_lab.c: status|log|resume */
 int cli_gate(int argc, char **argv);	/* cli_gate.c */
 int cli_nightly(int argc, char **argv);	/* cli_nightly.c */
+int cli_report(int argc, char **argv);	/* cli_report.c */
 
 #endif

@@ -240,26 +240,38 @@ static void engine_options_of(const json_t *spec, struct bisect_options *options
 	options->max_runs = (unsigned int)json_integer_value(json_object_get(spec, "max_runs"));
 }
 
-int lab_bisect_replay(struct store *store, int64_t bisection_id, const json_t *spec,
-		      const struct commit_graph *graph, struct bisect **out)
+int lab_bisect_replay_runs(const struct store_run_list *runs, const json_t *spec,
+			   const struct commit_graph *graph, lab_bisect_replay_cb each, void *data,
+			   struct bisect **out)
 {
 	struct bisect_options options;
-	struct store_run_list list;
-	char **roles = NULL;
 	size_t i;
 	int rc;
 
 	engine_options_of(spec, &options);
 	if ((rc = bisect_new(graph->commits, graph->count, graph->bad_index, &options, out)))
 		return rc;
-	if ((rc = store_bisection_runs(store, bisection_id, &list, &roles)))
-		return rc;
-	for (i = 0; i < list.count && rc == 0; i++) {
+	for (i = 0; i < runs->count && rc == 0; i++) {
 		enum bisect_result result;
 		long where;
 
-		rc = record_run(*out, graph, spec, &list.runs[i], &where, &result);
+		rc = record_run(*out, graph, spec, &runs->runs[i], &where, &result);
+		if (rc == 0 && each)
+			each(&runs->runs[i], where, *out, data);
 	}
+	return rc;
+}
+
+int lab_bisect_replay(struct store *store, int64_t bisection_id, const json_t *spec,
+		      const struct commit_graph *graph, struct bisect **out)
+{
+	struct store_run_list list;
+	char **roles = NULL;
+	int rc;
+
+	if ((rc = store_bisection_runs(store, bisection_id, &list, &roles)))
+		return rc;
+	rc = lab_bisect_replay_runs(&list, spec, graph, NULL, NULL, out);
 	store_bisection_roles_free(roles, list.count);
 	store_run_list_release(&list);
 	return rc;

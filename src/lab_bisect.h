@@ -102,4 +102,14 @@ const char *lab_bisect_evidence_name(enum lab_bisect_evidence evidence);
 int lab_bisect_replay(struct store *store, int64_t bisection_id, const json_t *spec,
 		      const struct commit_graph *graph, struct bisect **out);
 
+/* The same over runs already read (oldest first), calling `each` (may be
+ * NULL) after every run with the engine as that run left it: how the belief
+ * narrowed, for reports. `counted_at` is the graph index the run counted at,
+ * -1 for a good end, -2 when it was no evidence. */
+typedef void (*lab_bisect_replay_cb)(const struct store_run *run, long counted_at,
+				     const struct bisect *engine, void *data);
+int lab_bisect_replay_runs(const struct store_run_list *runs, const json_t *spec,
+			   const struct commit_graph *graph, lab_bisect_replay_cb each, void *data,
+			   struct bisect **out);
+
 #endif

@@ -36,6 +36,9 @@ static const char usage[] =
 	"                                   night; new regressions bisected, known ones named\n"
 	"  runs [--last N]                  the latest runs\n"
 	"  show RUN                         one run: verdict, symptoms, metrics, files\n"
+	"  report [RUN|gate [ID]|bisect [ID]] --format html|junit|kcidb|text --out PATH\n"
+	"                                   a stored run, gate or bisection as one file: a\n"
+	"                                   page with plots, JUnit XML, KCIDB JSON, or text\n"
 	"\n"
 	"LAB defaults to labs/virtual.yaml; the state (database, run logs, console\n"
 	"captures) lives in --state DIR, default $XDG_STATE_HOME/rackbisect.\n"
@@ -48,6 +51,7 @@ static const struct {
 	{ "lab", cli_lab }, { "run", cli_run }, { "test", cli_test }, { "power", cli_power },
 	{ "console", cli_console }, { "runs", cli_runs }, { "show", cli_show },
 	{ "bisect", cli_bisect }, { "gate", cli_gate }, { "nightly", cli_nightly },
+	{ "report", cli_report },
 };
 
 /* The command word: the first argument that is neither an option nor the

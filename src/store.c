@@ -704,19 +704,28 @@ static int read_build_row(sqlite3_stmt *stmt, struct store_build *build)
 	return error;
 }
 
-static int find_build(struct store *store, const char *sql, const char *key,
+/* The build the statement's ?1 selects: `key` bound as text, or when it is
+ * NULL, `id` as a number. */
+static int find_build(struct store *store, const char *sql, const char *key, int64_t id,
 		      struct store_build *build, const char *what)
 {
+	char id_text[32];
 	sqlite3_stmt *stmt;
 	int rc = SQLITE_OK, error;
 
 	memset(build, 0, sizeof(*build));
-	if (!key)
+	if (!key && id <= 0)
 		return fail(store, -EINVAL, "%s: no id given", what);
 	error = prepare(store, sql, &stmt, what);
 	if (error)
 		return error;
-	bind_text(stmt, 1, key, &rc);
+	if (key) {
+		bind_text(stmt, 1, key, &rc);
+	} else {
+		bind_int(stmt, 1, id, &rc);
+		snprintf(id_text, sizeof(id_text), "%" PRId64, id);
+		key = id_text;
+	}
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW)
@@ -734,7 +743,7 @@ static int find_build(struct store *store, const char *sql, const char *key,
 int store_build_find_by_commit(struct store *store, const char *commit, struct store_build *build)
 {
 	return find_build(store, "SELECT " BUILD_COLUMNS " FROM builds WHERE commit_id = ?1",
-			  commit, build, "find build of commit");
+			  commit, 0, build, "find build of commit");
 }
 
 int store_build_find_by_tree(struct store *store, const char *tree, struct store_build *build)
@@ -742,7 +751,13 @@ int store_build_find_by_tree(struct store *store, const char *tree, struct store
 	return find_build(store,
 			  "SELECT " BUILD_COLUMNS " FROM builds WHERE tree_id = ?1"
 			  " ORDER BY created_at DESC, id DESC LIMIT 1",
-			  tree, build, "find build of tree");
+			  tree, 0, build, "find build of tree");
+}
+
+int store_build_get(struct store *store, int64_t build_id, struct store_build *build)
+{
+	return find_build(store, "SELECT " BUILD_COLUMNS " FROM builds WHERE id = ?1", NULL, build_id,
+			  build, "find build");
 }
 
 void store_build_release(struct store_build *build)

@@ -97,6 +97,8 @@ int store_build_record(struct store *store, const struct store_build *build, int
  * none. Release the result with store_build_release(). */
 int store_build_find_by_commit(struct store *store, const char *commit, struct store_build *build);
 int store_build_find_by_tree(struct store *store, const char *tree, struct store_build *build);
+/* The build with that id (a run's build_id): -ENOENT if none. */
+int store_build_get(struct store *store, int64_t build_id, struct store_build *build);
 void store_build_release(struct store_build *build);
 
 /* ---- runs ----------------------------------------------------------------- */

@@ -391,7 +391,7 @@ static void test_unfinished_runs_are_found_after_a_crash(void **state)
 
 /* ---- builds and boards ------------------------------------------------------- */
 
-static void test_builds_are_found_by_commit_and_by_tree(void **state)
+static void test_builds_are_found_by_commit_by_tree_and_by_id(void **state)
 {
 	struct fixture *fixture = *state;
 	struct store_build built = {
@@ -420,6 +420,12 @@ static void test_builds_are_found_by_commit_and_by_tree(void **state)
 	assert_null(found.artifact_path);
 	store_build_release(&found);
 	assert_int_equal(store_build_find_by_commit(fixture->store, "3333", &found), -ENOENT);
+	assert_int_equal(store_build_get(fixture->store, failed_id, &found), 0);
+	assert_string_equal(found.commit, "2222");
+	assert_string_equal(found.log_path, "/cache/2222/build.log");
+	store_build_release(&found);
+	assert_int_equal(store_build_get(fixture->store, failed_id + built_id + 1000, &found), -ENOENT);
+	assert_int_equal(store_build_get(fixture->store, 0, &found), -EINVAL);
 
 	struct store_run_request request = {
 		.job = "j", .commit = "1111", .build_id = built_id, .workload = "w1",
@@ -2022,7 +2028,7 @@ int main(void)
 		STORE_TEST(test_runs_for_commit_are_counted_by_outcome),
 		STORE_TEST(test_last_runs_come_newest_first),
 		STORE_TEST(test_unfinished_runs_are_found_after_a_crash),
-		STORE_TEST(test_builds_are_found_by_commit_and_by_tree),
+		STORE_TEST(test_builds_are_found_by_commit_by_tree_and_by_id),
 		STORE_TEST(test_board_health_counts_infra_in_a_row),
 		STORE_TEST(test_events_are_appended),
 		STORE_TEST(test_hostile_strings_come_back_verbatim),
