@@ -57,7 +57,7 @@ struct lab_bisect {
 	struct board **pool;		/* boards that reproduced at bad */
 	size_t pool_count;
 	unsigned int *passes, *fails;	/* evidence per graph index */
-	bool *builds;			/* per graph index: known to build */
+	signed char *builds;		/* per graph index: 1 builds, -1 does not, 0 not known yet */
 	bool prebuilding;		/* a round waits for its commits' builds */
 	unsigned int prebuild_waits;	/* how often this round waited */
 	struct result_record *records;	/* every result the engine got, in order */
@@ -323,10 +323,10 @@ static void count_built_ahead_use(struct lab_bisect *lb, const char *commit);
 
 static void note_built(struct lab_bisect *lb, const struct build_result *result)
 {
-	long index = result->status == 0 ? graph_index(lb->options.graph, result->commit) : -1;
+	long index = graph_index(lb->options.graph, result->commit);
 
-	if (index >= 0)
-		lb->builds[index] = true;
+	if (index >= 0 && (result->status == 0 || result->status == -ENOEXEC))
+		lb->builds[index] = result->status == 0 ? 1 : -1;
 }
 
 static void on_round_built(const struct build_result *result, void *data)
@@ -419,6 +419,7 @@ static void on_speculative_skip_done(const struct run_report *report, void *data
 		forget_speculative(lb, speculative);
 		if (!lb->finished && store_run_get(lb->options.session->store, report->run_id, &run) == 0) {
 			count_run(lb, &run);
+			lb->answer.skips_found_ahead += run.outcome == RUN_SKIP;
 			store_run_release(&run);
 		}
 		prebuild_ended(lb);
@@ -937,7 +938,9 @@ static bool prebuild(struct lab_bisect *lb, const size_t *proposals, size_t coun
 	for (i = 0; i < count; i++) {
 		size_t p = proposals[i];
 
-		if (lb->builds[p] || lb->passes[p] + lb->fails[p] > 0)
+		/* known either way: a commit that does not build is proposed
+		 * again only when little else is left, and then takes its round */
+		if (lb->builds[p] != 0 || lb->passes[p] + lb->fails[p] > 0)
 			continue;
 		build_ahead(lb, graph->ids[p]);
 		waiting |= building_ahead(lb, graph->ids[p]);
@@ -1118,8 +1121,10 @@ static void process_round(struct lab_bisect *lb)
 	} else {
 		unsigned int before = lb->answer.evidence_runs;
 
-		for (i = 0; i < list.count; i++)
+		for (i = 0; i < list.count; i++) {
 			count_run(lb, &list.runs[i]);
+			lb->answer.skips_in_rounds += list.runs[i].outcome == RUN_SKIP;
+		}
 		/* INFRA or other symptoms only: the same proposals would come back */
 		lb->rounds_without_evidence = lb->answer.evidence_runs == before
 			? lb->rounds_without_evidence + 1 : 0;
@@ -1318,6 +1323,8 @@ json_t *lab_bisect_answer_json(const struct lab_bisect *lb)
 	json_object_set_new(root, "rounds", json_integer(answer->rounds));
 	json_object_set_new(root, "built_ahead", json_integer(answer->built_ahead));
 	json_object_set_new(root, "built_ahead_used", json_integer(answer->built_ahead_used));
+	json_object_set_new(root, "skips_found_ahead", json_integer(answer->skips_found_ahead));
+	json_object_set_new(root, "skips_in_rounds", json_integer(answer->skips_in_rounds));
 	json_object_set_new(root, "symptom", json_string(answer->symptom));
 	json_object_set_new(root, "workload", json_string(answer->workload));
 	json_object_set_new(root, "reason", json_string(answer->reason));

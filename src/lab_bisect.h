@@ -70,6 +70,10 @@ struct lab_bisect_answer {
 	unsigned int rounds;
 	unsigned int built_ahead;	/* commits built while boards ran */
 	unsigned int built_ahead_used;	/* of them, later tested */
+	/* commits that do not build: found building ahead (no board waited),
+	 * or only in a round (its board idled); the second stays 0 unless
+	 * little but such commits is left */
+	unsigned int skips_found_ahead, skips_in_rounds;
 	char symptom[128];
 	char workload[64];
 	char reason[512];		/* aborted, no regression: why; else "" */

@@ -89,6 +89,11 @@ check "... the queue audit lists the stray patch with no upstream commit" contai
 	"^  $stray .*names no upstream commit"
 reply=$(sed -n 's/^reply written to //p' "$work/rc1.out")
 check "... and the reply is written to the lab's state" test -s "$reply"
+rbx bisect status 1 >"$work/rc1-status.out" 2>&1
+# the queue's commits that do not build were found by building them ahead,
+# none was given a round (where its board would have idled)
+check "... the queue's unbuildable commits cost no round" \
+	bash -c "grep -q '\"skips_in_rounds\":0' '$work/rc1-status.out' && grep -q '\"skips_found_ahead\":[1-9]' '$work/rc1-status.out'"
 
 section "released, mainline (master) has reverted it"
 rbx gate "$job" --tree "$work/reverted" --baseline v3.3 --candidate v3.3.1-rc1 --mainline master \
