@@ -6,7 +6,8 @@
 # the bisection in the queue naming the c1afdaff backport, what the stable
 # rules allow (drop it before release; mainline has no fix yet: report to its
 # authors), the queue audit, and the stable-review reply written to a file.
-# The lab is brought down at the end unless KEEP_LAB=1. State: build/demo/state.
+# The reply, an HTML page and KCIDB JSON are written to build/demo. The lab
+# is brought down at the end unless KEEP_LAB=1. State: build/demo/state.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
@@ -43,5 +44,10 @@ started=$SECONDS
 status=$?
 echo "  exit $status (1: REGRESSION) after $((SECONDS - started)) s; the event log: $demo/gate.log"
 
-say "the report: $demo/reply.txt (the stable-review reply)"
+say "the reports"
+"$rb" report gate --format html --out "$demo/report.html" --lab "$lab" --state "$state" &&
+	"$rb" report gate --format kcidb --out "$demo/kcidb.json" --lab "$lab" --state "$state"
+echo "  $demo/reply.txt    the stable-review reply, to send to the stable list"
+echo "  $demo/report.html  the page: verdict, matrix, bisection path and power plots, logs"
+echo "  $demo/kcidb.json   the same for KernelCI (KCIDB v5)"
 say "stored: $rb runs --state $state; $rb show RUN --state $state; $rb bisect log --state $state"
