@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "report_data.h"
 
@@ -57,6 +58,15 @@ bool report_night_fail_ratio(const struct report_night *night, double *ratio)
 
 	*ratio = decisive ? (double)night->head_runs[RUN_FAIL] / decisive : 0;
 	return decisive > 0;
+}
+
+void report_night_date(int64_t ms, char *out, size_t len)
+{
+	time_t seconds = (time_t)(ms / 1000);
+	struct tm utc;
+
+	if (ms <= 0 || !gmtime_r(&seconds, &utc) || !strftime(out, len, "%Y-%m-%d %H:%M", &utc))
+		snprintf(out, len, "?");
 }
 
 /* ---- one night ------------------------------------------------------------------------------ */

@@ -99,5 +99,7 @@ void report_nights_release(struct report_nights *nights);
 /* The failed share of the head's runs that passed or failed (INFRA and SKIP
  * say nothing about the kernel); false when none did. */
 bool report_night_fail_ratio(const struct report_night *night, double *ratio);
+/* "2024-05-01 02:00" (UTC; "?" for 0): when the night's gate was stored. */
+void report_night_date(int64_t ms, char *out, size_t len);
 
 #endif
