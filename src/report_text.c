@@ -283,7 +283,7 @@ void report_text_write_nights(FILE *out, const struct report_nights *nights)
 			branch->count == 1 ? "" : "s");
 		put_column(out, "date (UTC)", 16), put_column(out, "gate", 5), put_column(out, "head", 12);
 		put_column(out, "baseline (its night)", 25), put_column(out, "verdict", 10);
-		put_column(out, "head runs", 12), put_column(out, "culprit (bisected that night: new)", 40);
+		put_column(out, "head runs", 12), put_column(out, "culprit (new: bisected that night)", 40);
 		fputs("regressions\n", out);
 		for (i = 0; i < branch->count; i++)
 			write_night(out, &branch->nights[i]);
