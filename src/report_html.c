@@ -26,7 +26,9 @@ static const char style[] =
 	"nav a{margin-right:1em}"
 	/* the trend's verdict squares and points, and the night a gate's report is about */
 	"rect.mark{stroke:#555}.mark.good,circle.good{fill:#2a7d2a}.mark.bad,circle.bad{fill:#b22}"
-	".mark.unsure,circle.unsure{fill:#e0a000}tr.current td{background:#fff8d0}";
+	".mark.unsure,circle.unsure{fill:#e0a000}tr.current td{background:#fff8d0}"
+	"td.verdict-cell.good{color:#1d6b1d}td.verdict-cell.bad{color:#b22;font-weight:bold}"
+	"td.verdict-cell.unsure{color:#a60}";
 
 /* Chart colours: one per series, enough for the workloads W1-W4 and more. */
 static const char *const series_colors[] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd",
