@@ -1,4 +1,4 @@
-/* cli_report.c - `rackbisect report`: a run, a gate or a bisection from the stored state, as one file. */
+/* cli_report.c - `rackbisect report`: a run, a gate, a bisection or the nights from the stored state, as one file. */
 #include <errno.h>
 #include <jansson.h>
 #include <libgen.h>
@@ -15,24 +15,33 @@
 #include "report_html.h"
 #include "report_junit.h"
 #include "report_kcidb.h"
+#include "report_nights.h"
 #include "report_text.h"
 #include "store.h"
 
 static const char report_usage[] =
-	"usage: rackbisect report [RUN | gate [ID] | bisect [ID]] --format html|junit|kcidb|text\n"
-	"                         --out PATH [--lab LAB] [--state DIR]\n"
+	"usage: rackbisect report [RUN | gate [ID] | bisect [ID] | nightly [TREE/BRANCH]]\n"
+	"                         --format html|junit|kcidb|text --out PATH [--lab LAB] [--state DIR]\n"
 	"\n"
 	"Writes a report of a stored run (RUN, a run id), gate or bisection (ID, default\n"
 	"the latest; nothing named: the newer of the latest gate and bisection) from the\n"
 	"lab's state, read only:\n"
 	"  text   the verdict first, then the matrix, the bisection's path, the runs\n"
 	"  html   one self-contained page: verdict, matrix, bisection path and power\n"
-	"         plots (inline SVG), runs with links to their logs\n"
+	"         plots (inline SVG), runs with links to their logs, and the trend\n"
+	"         across nights when the gate was a night of `rackbisect nightly`\n"
 	"  junit  JUnit XML, a testcase per run (FAIL failure, INFRA error, SKIP skipped)\n"
 	"  kcidb  KernelCI's common schema (KCIDB v5.3 JSON)\n"
+	"`nightly` reports every stored night of `rackbisect nightly` (TREE/BRANCH: one\n"
+	"branch's), oldest first per branch: date, head, baseline (the last good night),\n"
+	"verdict, regressions, the head's runs, the culprit and whether that night\n"
+	"bisected it or named a known one. text: a table per branch; html: the tables\n"
+	"and a trend plot per branch (fail ratio, verdicts, power and energy per night);\n"
+	"junit: a testsuite per branch, a testcase per night (REGRESSION failure,\n"
+	"INCOMPLETE error); kcidb: every night's gate, the heads' checkouts named by branch.\n"
 	"--out PATH is written atomically; `--out -` (the default for text) is stdout.\n"
-	"Exit 0 written, 2 usage (unknown format, no such run, gate or bisection),\n"
-	"3 the state cannot be read.\n";
+	"Exit 0 written, 2 usage (unknown format, no such run, gate or bisection, no\n"
+	"nights stored), 3 the state cannot be read.\n";
 
 enum report_format { FORMAT_TEXT, FORMAT_HTML, FORMAT_JUNIT, FORMAT_KCIDB };
 static const char *const format_names[] = { "text", "html", "junit", "kcidb" };
@@ -42,6 +51,8 @@ struct report_command {
 	enum report_format format;
 	const char *out;
 	struct report_request request;
+	bool nightly;			/* `report nightly`: the request's subject is unused */
+	const char *night;		/* its TREE/BRANCH, or NULL */
 	struct lab *lab;
 	struct lab_state state;
 	char state_dir[PATH_MAX];
@@ -61,7 +72,22 @@ static int parse_id(const char *text, const char *what, int64_t *id)
 	return 0;
 }
 
-/* RUN | gate [ID] | bisect [ID] | nothing */
+/* nightly [TREE/BRANCH]: a branch as the nightly file names it */
+static int parse_nightly(struct report_command *command, const char **positional, size_t count)
+{
+	command->nightly = true;
+	if (count < 2)
+		return 0;
+	if (!strchr(positional[1], '/') || positional[1][0] == '/') {
+		cli_error("'%s' is not TREE/BRANCH: give a branch as the nightly file names it (e.g. "
+			  "stable/linux-3.3.y), or leave it out for every branch", positional[1]);
+		return CLI_EXIT_USAGE;
+	}
+	command->night = positional[1];
+	return 0;
+}
+
+/* RUN | gate [ID] | bisect [ID] | nightly [TREE/BRANCH] | nothing */
 static int parse_subject(struct report_command *command, const char **positional, size_t count)
 {
 	struct report_request *request = &command->request;
@@ -69,6 +95,8 @@ static int parse_subject(struct report_command *command, const char **positional
 	request->subject = REPORT_SUBJECT_LATEST;
 	if (count == 0)
 		return 0;
+	if (strcmp(positional[0], "nightly") == 0)
+		return parse_nightly(command, positional, count);
 	if (strcmp(positional[0], "gate") == 0 || strcmp(positional[0], "bisect") == 0 ||
 	    strcmp(positional[0], "bisection") == 0) {
 		bool gate = positional[0][0] == 'g';
@@ -77,7 +105,8 @@ static int parse_subject(struct report_command *command, const char **positional
 		return count == 2 ? parse_id(positional[1], gate ? "gate" : "bisection", &request->id) : 0;
 	}
 	if (count == 2) {
-		fprintf(stderr, "rackbisect: report takes one RUN id, or gate|bisect and an ID\n%s",
+		fprintf(stderr, "rackbisect: report takes one RUN id, gate|bisect and an ID, or nightly "
+			"and a TREE/BRANCH\n%s",
 			report_usage);
 		return CLI_EXIT_USAGE;
 	}
@@ -156,34 +185,58 @@ static void output_dir(const char *out, char *dir, size_t len)
 		dir[0] = '\0';
 }
 
-/* The whole report in memory (malloc'd): written at once, or not at all. */
-static char *render(const struct report_command *command, const struct report_data *data)
+/* What is reported: one of the two is set. */
+struct report_subject_data {
+	const struct report_data *data;
+	const struct report_nights *nights;
+};
+
+static char *kcidb_text(const struct report_subject_data *subject)
 {
-	char *text = NULL, directory[PATH_MAX];
+	json_t *root = subject->data ? report_kcidb_json(subject->data) : report_kcidb_nights_json(subject->nights);
+	char *json = root ? json_dumps(root, JSON_INDENT(2)) : NULL, *text = NULL;
+
+	json_decref(root);
+	if (json && asprintf(&text, "%s\n", json) < 0)
+		text = NULL;
+	free(json);
+	return text;
+}
+
+static void write_format(const struct report_command *command, const struct report_subject_data *subject,
+			 FILE *out)
+{
+	char directory[PATH_MAX];
+
+	if (command->format == FORMAT_TEXT && subject->data)
+		report_text_write(out, subject->data);
+	else if (command->format == FORMAT_TEXT)
+		report_text_write_nights(out, subject->nights);
+	else if (command->format == FORMAT_JUNIT && subject->data)
+		report_junit_write_report(out, subject->data);
+	else if (command->format == FORMAT_JUNIT)
+		report_junit_write_nights(out, subject->nights);
+	else if (subject->data) {
+		output_dir(command->out, directory, sizeof(directory));
+		report_html_write(out, subject->data, &(struct report_html_options){
+			.output_dir = directory[0] ? directory : NULL });
+	} else {
+		report_html_write_nights(out, subject->nights);
+	}
+}
+
+/* The whole report in memory (malloc'd): written at once, or not at all. */
+static char *render(const struct report_command *command, const struct report_subject_data *subject)
+{
+	char *text = NULL;
 	size_t length = 0;
 	FILE *out;
 
-	if (command->format == FORMAT_KCIDB) {
-		json_t *root = report_kcidb_json(data);
-		char *json = root ? json_dumps(root, JSON_INDENT(2)) : NULL;
-
-		json_decref(root);
-		if (json && asprintf(&text, "%s\n", json) < 0)
-			text = NULL;
-		free(json);
-		return text;
-	}
+	if (command->format == FORMAT_KCIDB)
+		return kcidb_text(subject);
 	if (!(out = open_memstream(&text, &length)))
 		return NULL;
-	if (command->format == FORMAT_TEXT)
-		report_text_write(out, data);
-	else if (command->format == FORMAT_JUNIT)
-		report_junit_write_report(out, data);
-	else {
-		output_dir(command->out, directory, sizeof(directory));
-		report_html_write(out, data, &(struct report_html_options){
-			.output_dir = directory[0] ? directory : NULL });
-	}
+	write_format(command, subject, out);
 	if (fclose(out) != 0) {
 		free(text);
 		return NULL;
@@ -191,8 +244,7 @@ static char *render(const struct report_command *command, const struct report_da
 	return text;
 }
 
-static int write_out(const struct report_command *command, const struct report_data *data,
-		     const char *text)
+static int write_out(const struct report_command *command, const char *title, const char *text)
 {
 	int rc;
 
@@ -209,36 +261,63 @@ static int write_out(const struct report_command *command, const struct report_d
 		return rc == -ENOSPC || rc == -EIO ? CLI_EXIT_INFRA : CLI_EXIT_USAGE;
 	}
 	fprintf(stderr, "rackbisect: %s report of %s written to %s\n", format_names[command->format],
-		data->title, command->out);
+		title, command->out);
 	return 0;
+}
+
+static int render_and_write(const struct report_command *command, const struct report_subject_data *subject,
+			    const char *title)
+{
+	char *text = render(command, subject);
+	int rc;
+
+	if (!text) {
+		cli_error("out of memory while writing the report");
+		return CLI_EXIT_INFRA;
+	}
+	rc = write_out(command, title, text);
+	free(text);
+	return rc;
+}
+
+/* Loads what the command names, then writes it: an exit code. */
+static int report(struct report_command *command)
+{
+	struct report_data data;
+	struct report_nights nights;
+	char error[1024];
+	int rc;
+
+	if (command->nightly) {
+		rc = report_nights_load(command->store, &(struct report_nights_request){
+			.night = command->night, .state_dir = command->request.state_dir, .lab = command->request.lab,
+			.gate_reports = command->format == FORMAT_KCIDB }, &nights, error, sizeof(error));
+		if (rc == 0) {
+			rc = render_and_write(command, &(struct report_subject_data){ .nights = &nights }, nights.title);
+			report_nights_release(&nights);
+			return rc;
+		}
+	} else {
+		rc = report_data_load(command->store, &command->request, &data, error, sizeof(error));
+		if (rc == 0) {
+			rc = render_and_write(command, &(struct report_subject_data){ .data = &data }, data.title);
+			report_data_release(&data);
+			return rc;
+		}
+	}
+	cli_error("%s", error);
+	return rc == -ENOENT ? CLI_EXIT_USAGE : CLI_EXIT_INFRA;
 }
 
 int cli_report(int argc, char **argv)
 {
 	struct report_command command = { 0 };
-	struct report_data data;
-	char error[1024], *text;
 	int rc = parse(&command, argc, argv);
 
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if ((rc = open_state(&command)) == 0) {
-		rc = report_data_load(command.store, &command.request, &data, error, sizeof(error));
-		if (rc) {
-			cli_error("%s", error);
-			rc = rc == -ENOENT ? CLI_EXIT_USAGE : CLI_EXIT_INFRA;
-		} else {
-			text = render(&command, &data);
-			if (!text) {
-				cli_error("out of memory while writing the report");
-				rc = CLI_EXIT_INFRA;
-			} else {
-				rc = write_out(&command, &data, text);
-			}
-			free(text);
-			report_data_release(&data);
-		}
-	}
+	if ((rc = open_state(&command)) == 0)
+		rc = report(&command);
 	store_close(command.store);
 	lab_free(command.lab);
 	return rc;

@@ -13,6 +13,7 @@
 #include "commit_graph.h"
 #include "lab_bisect.h"
 #include "path.h"
+#include "report_nights.h"
 #include "run.h"
 
 const char *const report_run_file_names[REPORT_RUN_FILE_COUNT] = {
@@ -337,6 +338,7 @@ static int parse_gate(struct report_gate *gate, const struct store_gate *stored)
 		gate->baseline_ref = json_text(spec, "baseline_ref");
 		gate->candidate_ref = json_text(spec, "candidate_ref");
 		gate->tree = json_text(spec, "tree");
+		gate->night = json_text(spec, "night");
 		json_counts(json_object_get(answer, "baseline"), gate->baseline_runs);
 		json_counts(json_object_get(answer, "candidate"), gate->candidate_runs);
 		rc = parse_cells(gate, json_object_get(answer, "cells"));
@@ -369,7 +371,7 @@ static void free_gate(struct report_gate *gate)
 	free(gate->cells), free(gate->regressions);
 	free(gate->job), free(gate->state), free(gate->verdict), free(gate->reason);
 	free(gate->baseline), free(gate->candidate), free(gate->baseline_ref), free(gate->candidate_ref);
-	free(gate->tree);
+	free(gate->tree), free(gate->night);
 	free(gate);
 }
 
@@ -561,7 +563,7 @@ static int link_steps(struct report_data *data, const json_t *spec)
 	return 0;
 }
 
-static int load_bisection(struct store *store, struct report_data *data, int64_t id,
+static int load_bisection(struct store *store, struct report_data *data, int64_t id, bool lean,
 			  char *error, size_t error_len)
 {
 	struct store_bisection stored = { 0 };
@@ -590,7 +592,7 @@ static int load_bisection(struct store *store, struct report_data *data, int64_t
 	if (rc == 0 && !(rc = add_commit(data, data->bisection->good, data->bisection->good_ref)) &&
 	    !(rc = add_commit(data, data->bisection->bad, data->bisection->bad_ref)) &&
 	    !(rc = add_commit(data, data->bisection->culprit, NULL)) &&
-	    !(rc = add_runs(data, BISECTION_LIST, NULL)) && !(rc = link_steps(data, spec)))
+	    !(rc = add_runs(data, BISECTION_LIST, NULL)) && !(rc = link_steps(data, spec)) && !lean)
 		replay_path(data, spec);
 	json_decref(spec);
 	json_decref(answer);
@@ -808,7 +810,33 @@ static int load_subject(struct store *store, const struct report_request *reques
 			store_bisection_release(&latest);
 		}
 	}
-	return load_bisection(store, data, bisection_id, error, error_len);
+	return load_bisection(store, data, bisection_id, request->lean, error, error_len);
+}
+
+/* The trend: the nights of the gate's branch, or of the branch a night of
+ * which started or reused the bisection. A damaged night costs the trend,
+ * not the report. */
+static int load_trend(struct store *store, const struct report_request *request,
+		      struct report_data *data)
+{
+	struct report_nights_request wanted = { .state_dir = request->state_dir, .lab = request->lab };
+	char error[512];
+	int rc;
+
+	if (data->gate && data->gate->night)
+		wanted.night = data->gate->night;
+	else if (data->subject == REPORT_SUBJECT_BISECTION && data->bisection)
+		wanted.bisection_id = data->bisection->id;
+	else
+		return 0;
+	if (!(data->nights = calloc(1, sizeof(*data->nights))))
+		return -ENOMEM;
+	rc = report_nights_load(store, &wanted, data->nights, error, sizeof(error));
+	if (rc) {
+		free(data->nights);
+		data->nights = NULL;
+	}
+	return rc == -ENOENT || rc == -EINVAL ? 0 : rc;
 }
 
 int report_data_load(struct store *store, const struct report_request *request,
@@ -823,9 +851,13 @@ int report_data_load(struct store *store, const struct report_request *request,
 	rc = data->lab && data->state_dir ? load_subject(store, request, data, error, error_len) : -ENOMEM;
 	if (rc == 0)
 		rc = load_builds(store, data);
+	if (rc == 0 && !request->lean)
+		rc = load_trend(store, request, data);
 	if (rc == 0) {
-		describe_commits(data, data->gate ? data->gate->tree : NULL);
-		describe_commits(data, data->bisection ? data->bisection->tree : NULL);
+		if (!request->lean) {
+			describe_commits(data, data->gate ? data->gate->tree : NULL);
+			describe_commits(data, data->bisection ? data->bisection->tree : NULL);
+		}
 		rc = data->subject == REPORT_SUBJECT_RUN ? run_headline(data)
 			: data->subject == REPORT_SUBJECT_GATE ? gate_headline(data) : bisection_headline(data);
 		if (rc == 0 && (!data->title || !data->verdict || !data->summary))
@@ -855,6 +887,10 @@ void report_data_release(struct report_data *data)
 	}
 	free_gate(data->gate);
 	free_bisection(data->bisection);
+	if (data->nights) {
+		report_nights_release(data->nights);
+		free(data->nights);
+	}
 	free(data->commits), free(data->builds), free(data->runs);
 	free(data->lab), free(data->state_dir), free(data->title), free(data->verdict);
 	free(data->summary);

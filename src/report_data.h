@@ -29,6 +29,8 @@
 
 #include "store.h"
 
+struct report_nights;
+
 enum report_subject { REPORT_SUBJECT_LATEST, REPORT_SUBJECT_RUN, REPORT_SUBJECT_GATE,
 		      REPORT_SUBJECT_BISECTION };
 
@@ -37,6 +39,9 @@ struct report_request {
 	int64_t id;			/* the run, gate or bisection; 0: the latest */
 	const char *state_dir;		/* where runs/<id>/ keep the run logs */
 	const char *lab;		/* the lab's name, for titles and ids */
+	/* for many gates at once (a KCIDB of every night): no commit subjects
+	 * from git, no belief path replayed, no trend across nights */
+	bool lean;
 };
 
 /* The files a run keeps in <state>/runs/<id>/ (as `rackbisect show` lists them). */
@@ -84,6 +89,7 @@ struct report_gate {
 	int64_t id;
 	char *job, *state, *verdict, *reason;	/* state: "done", "stopped", "running" */
 	char *baseline, *candidate, *baseline_ref, *candidate_ref, *tree;
+	char *night;			/* "TREE/BRANCH" when `rackbisect nightly` ran it; else NULL */
 	unsigned int baseline_runs[RUN_OUTCOME_COUNT], candidate_runs[RUN_OUTCOME_COUNT];
 	struct report_cell *cells;
 	size_t cell_count;
@@ -132,6 +138,9 @@ struct report_data {
 	size_t commit_count;
 	struct report_build *builds;	/* every stored build the runs used */
 	size_t build_count;
+	/* the trend: the nights of the branch the gate (or the bisection's
+	 * night) was a night of (report_nights.h); NULL when it was none */
+	struct report_nights *nights;
 	/* owned storage the pointers above point into */
 	struct store_run_list lists[2];
 	char **roles[2];

@@ -23,7 +23,12 @@ static const char style[] =
 	"code,.mono{font-family:monospace}pre{white-space:pre-wrap;margin:.2em 0;font-size:12px}"
 	"svg{background:#fff;border:1px solid #ddd;margin:.5em 0;max-width:100%;height:auto}"
 	"svg text{font:11px sans-serif;fill:#333}.todo{border-left:4px solid #b80;padding-left:.8em}"
-	"nav a{margin-right:1em}";
+	"nav a{margin-right:1em}"
+	/* the trend's verdict squares and points, and the night a gate's report is about */
+	"rect.mark{stroke:#555}.mark.good,circle.good{fill:#2a7d2a}.mark.bad,circle.bad{fill:#b22}"
+	".mark.unsure,circle.unsure{fill:#e0a000}tr.current td{background:#fff8d0}"
+	"td.verdict-cell.good{color:#1d6b1d}td.verdict-cell.bad{color:#b22;font-weight:bold}"
+	"td.verdict-cell.unsure{color:#a60}";
 
 /* Chart colours: one per series, enough for the workloads W1-W4 and more. */
 static const char *const series_colors[] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd",
@@ -173,6 +178,11 @@ struct chart {
 	double y_min, y_max;		/* y_max <= y_min: from the data */
 	double threshold;		/* a dashed line (e.g. the confidence); NAN: none */
 	const char *threshold_label;
+	/* per x, a class for a square under the axis (a night's verdict: every
+	 * night has one, whether or not a series has a point there); may be NULL */
+	const char *const *x_marks;
+	const char *const *x_mark_titles;	/* their tooltips */
+	const char *x_marks_legend;
 };
 
 enum { CHART_WIDTH = 760, CHART_HEIGHT = 280, CHART_LEFT = 64, CHART_RIGHT = 150, CHART_TOP = 28,
@@ -266,7 +276,8 @@ static void put_chart_series(FILE *out, const struct chart *chart, size_t s, dou
 		if (series->point_title)
 			put_html(out, series->point_title[i]);
 		else
-			put_html(out, series->name), fprintf(out, " at %s: %g", chart->x_labels[i], series->values[i]);
+			put_html(out, series->name), fputs(" at ", out), put_html(out, chart->x_labels[i]),
+				fprintf(out, ": %g", series->values[i]);
 		fputs("</title></circle>\n", out);
 	}
 	fprintf(out, "<rect x=\"%d\" y=\"%zu\" width=\"12\" height=\"12\" fill=\"%s\"/>"
@@ -274,6 +285,23 @@ static void put_chart_series(FILE *out, const struct chart *chart, size_t s, dou
 		CHART_WIDTH - CHART_RIGHT + 30, CHART_TOP + 18 * s + 10);
 	put_html(out, series->name);
 	fputs("</text>\n", out);
+}
+
+static void put_chart_marks(FILE *out, const struct chart *chart)
+{
+	size_t i;
+
+	for (i = 0; chart->x_marks && i < chart->x_count; i++) {
+		fprintf(out, "<rect class=\"mark %s\" x=\"%.1f\" y=\"%d\" width=\"10\" height=\"10\"><title>",
+			chart->x_marks[i], chart_x(chart, i) - 5, CHART_HEIGHT - CHART_BOTTOM + 24);
+		put_html(out, chart->x_mark_titles ? chart->x_mark_titles[i] : chart->x_labels[i]);
+		fputs("</title></rect>\n", out);
+	}
+	if (chart->x_marks && chart->x_marks_legend) {
+		fprintf(out, "<text x=\"%d\" y=\"%d\">", CHART_LEFT, CHART_HEIGHT - 6);
+		put_html(out, chart->x_marks_legend);
+		fputs("</text>\n", out);
+	}
 }
 
 static void put_chart(FILE *out, const struct chart *chart)
@@ -300,6 +328,7 @@ static void put_chart(FILE *out, const struct chart *chart)
 	}
 	for (s = 0; s < chart->series_count; s++)
 		put_chart_series(out, chart, s, low, high);
+	put_chart_marks(out, chart);
 	fputs("</svg>\n", out);
 }
 
@@ -776,6 +805,244 @@ static void put_runs(FILE *out, const struct report_data *data, const struct rep
 	fputs("</table>\n</section>\n", out);
 }
 
+
+/* ---- the trend across nights ---------------------------------------------------------------------------------- */
+
+/* The tooltip of a night's square and point: all it came to, on one line. */
+static char *night_summary(const struct report_night *night)
+{
+	char *text = NULL, date[32], ratio_text[32] = "no decisive run";
+	size_t length = 0, i;
+	double ratio;
+	FILE *out = open_memstream(&text, &length);
+
+	if (!out)
+		return NULL;
+	report_night_date(night->created_ms, date, sizeof(date));
+	if (report_night_fail_ratio(night, &ratio))
+		snprintf(ratio_text, sizeof(ratio_text), "%u of %u runs failed", night->head_runs[RUN_FAIL],
+			 night->head_runs[RUN_FAIL] + night->head_runs[RUN_PASS]);
+	fprintf(out, "night %s, gate %" PRId64 ", head %.12s: %s; %s", date, night->gate_id, night->head,
+		night->verdict, ratio_text);
+	for (i = 0; i < night->regression_count; i++)
+		fprintf(out, "%s%s (%s)", i ? ", " : "; regressed: ", night->regressions[i].workload,
+			night->regressions[i].symptom ? night->regressions[i].symptom : "?");
+	if (night->culprit)
+		fprintf(out, "; culprit %.12s (%s)", night->culprit, night->bisection_reused ? "known" : "new");
+	fclose(out);
+	return text;
+}
+
+/* What the trend's charts share: per night a label, a verdict class and a tooltip. */
+struct trend_axis {
+	size_t count;
+	const char **labels, **marks;
+	char (*label_text)[8];
+	char **titles;
+	double *values;
+	bool *present;
+};
+
+static void free_trend_axis(struct trend_axis *axis)
+{
+	size_t i;
+
+	for (i = 0; axis->titles && i < axis->count; i++)
+		free(axis->titles[i]);
+	free(axis->labels), free(axis->marks), free(axis->label_text), free(axis->titles);
+	free(axis->values), free(axis->present);
+}
+
+static bool make_trend_axis(const struct report_branch *branch, struct trend_axis *axis)
+{
+	size_t n = branch->count, i;
+	char date[32];
+
+	*axis = (struct trend_axis){ .count = n, .labels = calloc(n + 1, sizeof(*axis->labels)),
+		.marks = calloc(n + 1, sizeof(*axis->marks)), .label_text = calloc(n + 1, sizeof(*axis->label_text)),
+		.titles = calloc(n + 1, sizeof(*axis->titles)), .values = calloc(n + 1, sizeof(*axis->values)),
+		.present = calloc(n + 1, sizeof(*axis->present)) };
+	if (!axis->labels || !axis->marks || !axis->label_text || !axis->titles || !axis->values ||
+	    !axis->present)
+		return false;
+	for (i = 0; i < n; i++) {
+		report_night_date(branch->nights[i].created_ms, date, sizeof(date));
+		/* "05-01": the month and day of "2024-05-01 02:00", short enough for many nights */
+		snprintf(axis->label_text[i], sizeof(axis->label_text[i]), "%.5s", strlen(date) > 10 ? date + 5 : date);
+		axis->labels[i] = axis->label_text[i];
+		axis->marks[i] = verdict_class(branch->nights[i].verdict);
+		axis->titles[i] = night_summary(&branch->nights[i]);
+		if (!axis->titles[i] && !(axis->titles[i] = strdup("")))
+			return false;
+	}
+	return true;
+}
+
+static const char verdict_legend[] = "squares: each night's verdict (green PASS, red REGRESSION, amber other)";
+
+/* A power measurement's mean per night, when any night has one. */
+static void put_trend_metric(FILE *out, const struct report_branch *branch, size_t index, struct trend_axis *axis,
+			     enum report_night_metric metric, const char *title)
+{
+	const char *unit = NULL;
+	char id[64], chart_title[160];
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < branch->count; i++) {
+		const struct report_night *night = &branch->nights[i];
+
+		axis->present[i] = night->metric_runs[metric] > 0;
+		axis->values[i] = night->metric_mean[metric];
+		any |= axis->present[i];
+		if (!unit)
+			unit = night->metric_unit[metric];
+	}
+	if (!any)
+		return;
+	snprintf(id, sizeof(id), "trend-%s-%zu", report_night_metric_names[metric], index);
+	snprintf(chart_title, sizeof(chart_title), "%s per night (mean of the head's runs)", title);
+	put_chart(out, &(struct chart){ .id = id, .title = chart_title, .unit = unit ? unit : "",
+		.x_labels = axis->labels, .x_count = axis->count,
+		.series = &(struct chart_series){ .name = report_night_metric_names[metric], .values = axis->values,
+			.present = axis->present, .point_title = (const char *const *)axis->titles },
+		.series_count = 1, .threshold = NAN, .x_marks = axis->marks,
+		.x_mark_titles = (const char *const *)axis->titles, .x_marks_legend = verdict_legend });
+}
+
+/* The head's fail ratio per night with a square per verdict; then power and energy. */
+static void put_trend_charts(FILE *out, const struct report_branch *branch, size_t index)
+{
+	struct trend_axis axis;
+	char id[32];
+	size_t i;
+
+	if (make_trend_axis(branch, &axis)) {
+		for (i = 0; i < branch->count; i++)
+			axis.present[i] = report_night_fail_ratio(&branch->nights[i], &axis.values[i]);
+		snprintf(id, sizeof(id), "trend-%zu", index);
+		put_chart(out, &(struct chart){ .id = id,
+			.title = "Failed share of the head's runs per night (FAIL of PASS and FAIL)",
+			.unit = "fail ratio", .x_labels = axis.labels, .x_count = axis.count,
+			.series = &(struct chart_series){ .name = "fail ratio", .values = axis.values,
+				.present = axis.present, .point_class = axis.marks,
+				.point_title = (const char *const *)axis.titles },
+			.series_count = 1, .y_min = 0, .y_max = 1, .threshold = NAN, .x_marks = axis.marks,
+			.x_mark_titles = (const char *const *)axis.titles, .x_marks_legend = verdict_legend });
+		put_trend_metric(out, branch, index, &axis, NIGHT_POWER_AVG, "Average power");
+		put_trend_metric(out, branch, index, &axis, NIGHT_ENERGY, "Energy");
+	}
+	free_trend_axis(&axis);
+}
+
+static void put_night_row(FILE *out, const struct report_night *night, int64_t current_gate)
+{
+	char date[32];
+	size_t i;
+
+	report_night_date(night->created_ms, date, sizeof(date));
+	fprintf(out, "<tr%s><td>%s</td><td>%" PRId64 "</td><td><code>%.12s</code></td><td>",
+		night->gate_id == current_gate ? " class=\"current\"" : "", date, night->gate_id, night->head);
+	if (night->first_night)
+		fputs("first night (itself)", out);
+	else
+		fprintf(out, "<code>%.12s</code>", night->baseline);
+	if (night->baseline_gate)
+		fprintf(out, " (gate %" PRId64 ")", night->baseline_gate);
+	fprintf(out, "</td><td class=\"verdict-cell %s\">", verdict_class(night->verdict));
+	put_html(out, night->verdict), fputs("</td><td>", out);
+	for (i = 0; i < night->regression_count; i++) {
+		fputs(i ? "<br>" : "", out), put_html(out, night->regressions[i].workload), fputs(" (", out);
+		put_html(out, night->regressions[i].symptom ? night->regressions[i].symptom : "?"), fputs(")", out);
+	}
+	if (!night->regression_count)
+		put_html(out, night->reason && *night->reason ? night->reason : "-");
+	fputs("</td><td>", out);
+	put_counts(out, "head", night->head_runs);
+	fputs("</td><td>", out);
+	if (night->bisection_id) {
+		if (night->culprit)
+			fprintf(out, "<code>%.12s</code> ", night->culprit);
+		else
+			put_html(out, night->bisection_outcome ? night->bisection_outcome : "?"), fputs(" ", out);
+		fprintf(out, "<span class=\"bisection %s\">(%s, bisection %" PRId64 ")</span>",
+			night->bisection_reused ? "known" : "new",
+			night->bisection_reused ? "known: not bisected again" : "bisected that night",
+			night->bisection_id);
+	} else {
+		fputs("-", out);
+	}
+	fputs("</td></tr>\n", out);
+}
+
+static void put_nights_table(FILE *out, const struct report_branch *branch, int64_t current_gate)
+{
+	size_t i;
+
+	fputs("<table class=\"nights\">\n<tr><th>date (UTC)</th><th>gate</th><th>head</th><th>baseline "
+	      "(last good night)</th><th>verdict</th><th>regressions</th><th>runs</th><th>culprit</th></tr>\n", out);
+	for (i = 0; i < branch->count; i++)
+		put_night_row(out, &branch->nights[i], current_gate);
+	fputs("</table>\n", out);
+}
+
+/* The trend section of a gate's or bisection's report: its branch's nights, its own marked. */
+static void put_trend(FILE *out, const struct report_data *data)
+{
+	const struct report_branch *branch;
+	int64_t current = data->gate ? data->gate->id : 0;
+	size_t i;
+
+	fputs("<section id=\"trend\"><h2>Trend across nights</h2>\n", out);
+	if (!data->nights || !data->nights->branch_count) {
+		fputs("<p>Not a night of <code>rackbisect nightly</code>: this report shows one gate, bisection "
+		      "or run. <code>rackbisect report nightly</code> shows every branch's nights.</p>\n</section>\n",
+		      out);
+		return;
+	}
+	branch = &data->nights->branches[0];
+	for (i = 0; !current && data->bisection && i < branch->count; i++) {
+		if (branch->nights[i].bisection_id == data->bisection->id)
+			current = branch->nights[i].gate_id;	/* the night that started or named it */
+	}
+	fputs("<p>The nights of ", out), put_html(out, branch->night);
+	fprintf(out, " (%zu), oldest first; this report's night is highlighted.</p>\n", branch->count);
+	put_trend_charts(out, branch, 0);
+	put_nights_table(out, branch, current);
+	fputs("</section>\n", out);
+}
+
+void report_html_write_nights(FILE *out, const struct report_nights *nights)
+{
+	size_t b;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", out);
+	put_html(out, nights->verdict), fputs(": ", out), put_html(out, nights->title);
+	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", style);
+	fprintf(out, "<header class=\"verdict %s\"><h1 id=\"verdict\">", verdict_class(nights->verdict));
+	put_html(out, nights->verdict);
+	fputs("</h1>\n<p><strong>", out), put_html(out, nights->title);
+	fputs("</strong></p>\n<p>", out), put_html(out, nights->summary);
+	fputs("</p>\n</header>\n<nav>", out);
+	for (b = 0; b < nights->branch_count; b++)
+		fprintf(out, "<a href=\"#branch-%zu\">", b), put_html(out, nights->branches[b].night), fputs("</a>", out);
+	fputs("</nav>\n", out);
+	for (b = 0; b < nights->branch_count; b++) {
+		const struct report_branch *branch = &nights->branches[b];
+
+		fprintf(out, "<section id=\"branch-%zu\" class=\"branch\"><h2>", b);
+		put_html(out, branch->night);
+		fprintf(out, ": %zu night%s</h2>\n", branch->count, branch->count == 1 ? "" : "s");
+		put_trend_charts(out, branch, b);
+		put_nights_table(out, branch, 0);
+		fputs("</section>\n", out);
+	}
+	fputs("<footer><p><small>rackbisect report nightly; each night is a gate (<code>rackbisect report gate "
+	      "ID</code>); state ", out), put_html(out, nights->state_dir);
+	fputs("</small></p></footer>\n</body>\n</html>\n", out);
+}
+
 void report_html_write(FILE *out, const struct report_data *data,
 		       const struct report_html_options *options)
 {
@@ -794,9 +1061,7 @@ void report_html_write(FILE *out, const struct report_data *data,
 		put_bisection(out, data);
 	put_power(out, data);
 	put_runs(out, data, options);
-	fputs("<section id=\"trend\"><h2>Trend across nights</h2>\n<p class=\"todo\">TODO: the trend "
-	      "across nights comes once <code>rackbisect nightly</code> stores its nights; this report "
-	      "shows one gate, bisection or run.</p>\n</section>\n", out);
+	put_trend(out, data);
 	fputs("<footer><p><small>rackbisect report; state ", out), put_html(out, data->state_dir);
 	fputs("</small></p></footer>\n</body>\n</html>\n", out);
 }

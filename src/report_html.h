@@ -8,9 +8,15 @@
  * with the confidence line); power and energy per workload and per commit
  * (the runs' power_avg and energy metrics, inline SVG plots with the values
  * in a table beside); every run with relative links to its logs in the
- * state directory; and the trend across nights (a marked TODO until nightly
- * stores nights). Every stored string is HTML-escaped; bytes that are not
- * UTF-8 show as U+FFFD.
+ * state directory; and the trend across nights when the gate (or the
+ * bisection's night) was a night of `rackbisect nightly`: its branch's
+ * nights as inline SVG (the head's fail ratio per night, a square per
+ * verdict, power and energy per night when measured) and a table, its own
+ * night highlighted. Every stored string is HTML-escaped; bytes that are
+ * not UTF-8 show as U+FFFD.
+ *
+ * `report nightly`: report_html_write_nights, the same trend and table for
+ * every branch, on a page of its own.
  */
 #ifndef RB_REPORT_HTML_H
 #define RB_REPORT_HTML_H
@@ -18,6 +24,7 @@
 #include <stdio.h>
 
 #include "report_data.h"
+#include "report_nights.h"
 
 struct report_html_options {
 	/* the directory the page is written to (absolute), so log links are
@@ -27,6 +34,8 @@ struct report_html_options {
 
 void report_html_write(FILE *out, const struct report_data *data,
 		       const struct report_html_options *options);
+
+void report_html_write_nights(FILE *out, const struct report_nights *nights);
 
 /* The path of `target` relative to the directory `from` (both absolute and
  * without "." or ".." components) into out: 0 or -ENAMETOOLONG. */

@@ -236,3 +236,95 @@ void report_junit_write_report(FILE *out, const struct report_data *data)
 	}
 	fputs("</testsuites>\n", out);
 }
+
+/* ---- report nightly --format junit: stored nights ------------------------------------------------- */
+
+static const char *night_element(const struct report_night *night)
+{
+	return strcmp(night->verdict, "PASS") == 0 ? NULL : strcmp(night->verdict, "REGRESSION") == 0
+		? "failure" : "error";
+}
+
+/* "REGRESSION: W3 (txdma-stop-fail), W2 (hang)" or the verdict and its reason */
+static char *night_message(const struct report_night *night)
+{
+	char *text = NULL;
+	size_t length = 0, i;
+	FILE *out = open_memstream(&text, &length);
+
+	if (!out)
+		return NULL;
+	fputs(night->verdict, out);
+	for (i = 0; i < night->regression_count; i++)
+		fprintf(out, "%s%s (%s)", i ? ", " : ": ", night->regressions[i].workload,
+			night->regressions[i].symptom ? night->regressions[i].symptom : "?");
+	if (!night->regression_count && night->reason && *night->reason)
+		fprintf(out, ": %s", night->reason);
+	fclose(out);
+	return text;
+}
+
+/* What the night rests on: heads, the head's runs, the culprit and where it came from. */
+static char *night_body(const struct report_night *night)
+{
+	const unsigned int *c = night->head_runs;
+	char *text = NULL;
+	size_t length = 0;
+	FILE *out = open_memstream(&text, &length);
+
+	if (!out)
+		return NULL;
+	fprintf(out, "gate %" PRId64 " (job %s): head %s against %s%s\n", night->gate_id, night->job,
+		night->head, night->baseline, night->first_night ? " (first night: itself)" : "");
+	fprintf(out, "head runs: %u pass, %u fail, %u infra, %u skip\n", c[RUN_PASS], c[RUN_FAIL],
+		c[RUN_INFRA], c[RUN_SKIP]);
+	if (night->bisection_id)
+		fprintf(out, "bisection %" PRId64 " (%s): %s%s\n", night->bisection_id,
+			night->bisection_reused ? "known: named by an earlier night, not bisected again"
+			: "started by this night", night->culprit ? "first bad commit " : "",
+			night->culprit ? night->culprit : night->bisection_outcome ? night->bisection_outcome : "?");
+	fprintf(out, "details: rackbisect report gate %" PRId64 "\n", night->gate_id);
+	fclose(out);
+	return text;
+}
+
+static void put_night_case(FILE *out, const char *branch, const struct report_night *night)
+{
+	const char *element = night_element(night);
+	char *message = element ? night_message(night) : NULL, *body = element ? night_body(night) : NULL;
+	char name[128], date[32];
+
+	report_night_date(night->created_ms, date, sizeof(date));
+	snprintf(name, sizeof(name), "night %s gate %" PRId64 " head %.12s", date, night->gate_id, night->head);
+	put_case(out, &(struct junit_case){
+		.classname = branch, .name = name, .element = element, .message = message, .body = body,
+		.seconds = night->finished_ms >= night->created_ms && night->created_ms > 0
+			? (double)(night->finished_ms - night->created_ms) / 1000.0 : -1 });
+	free(message);
+	free(body);
+}
+
+void report_junit_write_nights(FILE *out, const struct report_nights *nights)
+{
+	size_t b, i;
+
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"", out);
+	put_escaped(out, nights->title);
+	fputs("\">\n", out);
+	for (b = 0; b < nights->branch_count; b++) {
+		const struct report_branch *branch = &nights->branches[b];
+		unsigned int failures = 0, errors = 0;
+
+		for (i = 0; i < branch->count; i++) {
+			const char *element = night_element(&branch->nights[i]);
+
+			failures += element && strcmp(element, "failure") == 0;
+			errors += element && strcmp(element, "error") == 0;
+		}
+		put_suite_start(out, branch->night, branch->count, failures, errors, 0);
+		for (i = 0; i < branch->count; i++)
+			put_night_case(out, branch->night, &branch->nights[i]);
+		fputs("  </testsuite>\n", out);
+	}
+	fputs("</testsuites>\n", out);
+}

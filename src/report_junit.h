@@ -9,6 +9,7 @@
  * name "WORKLOAD #REPEAT run ID (ROLE COMMIT)", time from its start to its
  * end), the failure's text its symptoms with their kernel log lines and
  * where its logs are.
+ * `report nightly --format junit`: a night is a testcase (see below).
  */
 #ifndef RB_REPORT_JUNIT_H
 #define RB_REPORT_JUNIT_H
@@ -17,6 +18,7 @@
 #include <stdio.h>
 
 #include "report_data.h"
+#include "report_nights.h"
 #include "scheduler.h"
 
 /* Writes the file atomically. 0, or -1 with errno set. */
@@ -25,5 +27,12 @@ int report_junit_write(const char *path, const char *suite_name,
 
 /* The report's runs as JUnit XML. */
 void report_junit_write_report(FILE *out, const struct report_data *data);
+
+/* `report nightly`: one testsuite per branch, one testcase per night (oldest
+ * first; classname the branch, name "night DATE gate ID head COMMIT", time
+ * the gate's), REGRESSION a <failure> (the regressions and the culprit),
+ * INCOMPLETE or any other verdict but PASS an <error> (the lab could not
+ * tell). */
+void report_junit_write_nights(FILE *out, const struct report_nights *nights);
 
 #endif

@@ -503,3 +503,100 @@ json_t *report_kcidb_json(const struct report_data *data)
 	add_culprit(root, data);
 	return root;
 }
+
+/* ---- report nightly: every night's gate, merged ---------------------------------------------------- */
+
+static json_t *find_by_id(const json_t *array, const char *id)
+{
+	size_t i;
+	json_t *item;
+
+	json_array_foreach(array, i, item) {
+		const char *other = json_string_value(json_object_get(item, "id"));
+
+		if (other && strcmp(other, id) == 0)
+			return item;
+	}
+	return NULL;
+}
+
+/* Appends what `from` has under key that `into` lacks (by id). */
+static int merge_objects(json_t *into, const json_t *from, const char *key)
+{
+	json_t *target = json_object_get(into, key), *item;
+	size_t i;
+
+	if (!json_array_size(json_object_get(from, key)))
+		return 0;
+	if (!target && json_object_set_new(into, key, target = json_array()) != 0)
+		return -1;
+	json_array_foreach(json_object_get(from, key), i, item) {
+		const char *id = json_string_value(json_object_get(item, "id"));
+
+		if (id && !find_by_id(target, id) && json_array_append(target, item) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The head's checkout says which branch's night it was, and when. */
+static void mark_head(json_t *root, const struct report_nights *nights, const char *branch,
+		      const struct report_night *night)
+{
+	const char *slash = strchr(branch, '/');
+	json_t *checkout, *misc, *list;
+	char *id = NULL;
+
+	if (asprintf(&id, ORIGIN ":%s/checkout/%s", nights->lab, night->head) < 0)
+		return;
+	checkout = find_by_id(json_object_get(root, "checkouts"), id);
+	free(id);
+	if (!checkout)
+		return;
+	if (slash) {
+		char *tree = strndup(branch, (size_t)(slash - branch));
+
+		set_text(checkout, "tree_name", tree);
+		set_text(checkout, "git_repository_branch", slash + 1);
+		free(tree);
+	}
+	if (!json_object_get(checkout, "start_time"))
+		set_time(checkout, "start_time", night->created_ms);
+	if (!(misc = json_object_get(checkout, "misc")))
+		json_object_set_new(checkout, "misc", misc = json_object());
+	if (!(list = json_object_get(misc, "nights")))
+		json_object_set_new(misc, "nights", list = json_array());
+	json_array_append_new(list, json_pack("{s:o,s:I,s:o}", "night", text_json(branch), "gate_id",
+					      (json_int_t)night->gate_id, "verdict", text_json(night->verdict)));
+}
+
+json_t *report_kcidb_nights_json(const struct report_nights *nights)
+{
+	static const char *const keys[] = { "checkouts", "builds", "tests", "issues", "incidents" };
+	json_t *root = json_object();
+	size_t b, i, k;
+	int rc = root ? 0 : -1;
+
+	if (rc == 0)
+		rc = json_object_set_new(root, "version", json_pack("{s:i,s:i}", "major", REPORT_KCIDB_MAJOR,
+								   "minor", REPORT_KCIDB_MINOR));
+	for (k = 0; rc == 0 && k < 3; k++)	/* the three arrays there always are, as for one gate */
+		rc = json_object_set_new(root, keys[k], json_array());
+	for (b = 0; rc == 0 && b < nights->branch_count; b++) {
+		for (i = 0; rc == 0 && i < nights->branches[b].count; i++) {
+			const struct report_night *night = &nights->branches[b].nights[i];
+			json_t *one = night->gate_report ? report_kcidb_json(night->gate_report) : NULL;
+
+			for (k = 0; one && rc == 0 && k < sizeof(keys) / sizeof(keys[0]); k++)
+				rc = merge_objects(root, one, keys[k]);
+			json_decref(one);
+			if (rc == 0)
+				mark_head(root, nights, nights->branches[b].night, night);
+		}
+	}
+	if (rc) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}

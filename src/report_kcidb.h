@@ -20,11 +20,23 @@
 #include <jansson.h>
 
 #include "report_data.h"
+#include "report_nights.h"
 
 #define REPORT_KCIDB_MAJOR 5
 #define REPORT_KCIDB_MINOR 3
 
 /* The report as one KCIDB object (a new reference), or NULL out of memory. */
 json_t *report_kcidb_json(const struct report_data *data);
+
+/*
+ * `report nightly`: every night's gate as report_kcidb_json() gives it
+ * (the nights loaded with gate_reports), merged: what two nights share (a
+ * baseline that was an earlier head, a build, a reused bisection's issue)
+ * appears once. A night's head checkout also says its tree_name and
+ * git_repository_branch ("TREE/BRANCH" split at the first '/'), its
+ * start_time (the night's), and misc.nights: the nights it was the head of
+ * with their gate and verdict. NULL out of memory.
+ */
+json_t *report_kcidb_nights_json(const struct report_nights *nights);
 
 #endif

@@ -220,3 +220,73 @@ void report_text_write(FILE *out, const struct report_data *data)
 		write_bisection(out, data);
 	write_runs(out, data);
 }
+
+/* ---- report nightly ------------------------------------------------------------------------------ */
+
+/* "abcdef123456 (new, bisection 2)", "... (known, bisection 2)" or "-" */
+static void put_culprit(FILE *out, const struct report_night *night)
+{
+	char text[96];
+
+	if (!night->bisection_id) {
+		put_column(out, "-", 40);
+		return;
+	}
+	snprintf(text, sizeof(text), "%.12s (%s, bisection %" PRId64 ")",
+		 night->culprit ? night->culprit : night->bisection_outcome ? night->bisection_outcome : "?",
+		 night->bisection_reused ? "known" : "new", night->bisection_id);
+	put_column(out, text, 40);
+}
+
+static void write_night(FILE *out, const struct report_night *night)
+{
+	char text[64];
+	size_t i;
+
+	fputs("  ", out);
+	report_night_date(night->created_ms, text, sizeof(text)), put_column(out, text, 16);
+	snprintf(text, sizeof(text), "%" PRId64, night->gate_id), put_column(out, text, 5);
+	put_column(out, night->head, 12);
+	if (night->first_night)
+		snprintf(text, sizeof(text), "first night");
+	else if (night->baseline_gate)
+		snprintf(text, sizeof(text), "%.12s gate %" PRId64, night->baseline, night->baseline_gate);
+	else
+		snprintf(text, sizeof(text), "%.12s", night->baseline);
+	put_column(out, text, 25);
+	put_column(out, night->verdict, 10);
+	put_counts(out, night->head_runs);
+	put_culprit(out, night);
+	for (i = 0; i < night->regression_count; i++) {
+		fputs(i ? ", " : "", out), put_line_text(out, night->regressions[i].workload);
+		fputs(" (", out), put_line_text(out, night->regressions[i].symptom ? night->regressions[i].symptom
+						   : "?");
+		fputc(')', out);
+	}
+	if (!night->regression_count)
+		put_line_text(out, night->reason && *night->reason ? night->reason : "-");
+	fputc('\n', out);
+}
+
+void report_text_write_nights(FILE *out, const struct report_nights *nights)
+{
+	size_t b, i;
+
+	put_line_text(out, nights->verdict), fputs("  ", out), put_line_text(out, nights->title);
+	fputc('\n', out);
+	put_line_text(out, nights->summary), fputc('\n', out);
+	for (b = 0; b < nights->branch_count; b++) {
+		const struct report_branch *branch = &nights->branches[b];
+
+		fputs("\nBranch ", out), put_line_text(out, branch->night);
+		fprintf(out, " (%zu night%s, oldest first; runs of the head pass/fail/infra/skip)\n  ", branch->count,
+			branch->count == 1 ? "" : "s");
+		put_column(out, "date (UTC)", 16), put_column(out, "gate", 5), put_column(out, "head", 12);
+		put_column(out, "baseline (its night)", 25), put_column(out, "verdict", 10);
+		put_column(out, "head runs", 12), put_column(out, "culprit (new: bisected that night)", 40);
+		fputs("regressions\n", out);
+		for (i = 0; i < branch->count; i++)
+			write_night(out, &branch->nights[i]);
+	}
+	fputs("\nEach night is a gate: `rackbisect report gate ID` shows its matrix, runs and logs.\n", out);
+}

@@ -13,7 +13,14 @@
 #include <stdio.h>
 
 #include "report_data.h"
+#include "report_nights.h"
 
 void report_text_write(FILE *out, const struct report_data *data);
+
+/* `report nightly`: the verdict line and summary, then a table per branch,
+ * newest night last: date, gate, head, baseline (and the night it was the
+ * head of), verdict, the head's runs, the culprit and whether that night
+ * bisected it or named a known one, the regressions. */
+void report_text_write_nights(FILE *out, const struct report_nights *nights);
 
 #endif

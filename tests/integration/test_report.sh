@@ -11,10 +11,15 @@
 # (the page has no script: a console line means an error, a blocked resource
 # or a script that should not be there), its log links resolving to files,
 # and a screenshot kept in BUILD/test-output/report/.
+# `report nightly` on the fixture's four nights (two branches): usage and
+# "nothing stored" exit 2, the text table, JUnit counts per branch, KCIDB
+# valid against the same schema, the HTML trend rendered in Chromium (a
+# square per night, no console message, a screenshot kept), and a night
+# gate's own page showing its branch's trend.
 #
 # No lab, no network: Chromium gets a throwaway profile, a resolver that
 # resolves nothing, and a timeout; only the processes this test starts are
-# ever killed (their own process group). About 15 s.
+# ever killed (their own process group). About 25 s.
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -67,6 +72,7 @@ check "test_report_data makes the fixture state" test $? -eq 0 -a -f "$state/sta
 ids=$(cat "$work/ids")
 id() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$ids"; }
 gate=$(id gate) bisection=$(id bisection) lone=$(id lone) culprit=$(id culprit)
+night_gate=$(id night_bisected)
 rbx() { "$rb" report "$@" --state "$state"; }
 
 section "usage and state errors"
@@ -171,6 +177,81 @@ browser "$work/shot.out" "$work/shot.err" --window-size=1200,3200 --hide-scrollb
 check "a screenshot is kept in $kept/gate.png" \
 	bash -c "test $? -eq 0 && test \$(head -c 8 '$kept/gate.png' | od -An -tx1 | tr -d ' ') = 89504e470d0a1a0a"
 check "... with no console message either" lacks "$work/shot.err" ':CONSOLE'
+
+section "nightly"
+rbx nightly >"$work/nightly.txt" 2>"$work/nightly.err"
+check "report nightly (text) exits 0" test $? -eq 0
+check "... the verdict first: the worst newest night of 4 nights of 2 branches" \
+	bash -c "head -n 1 '$work/nightly.txt' | grep -q '^REGRESSION  nightly: 4 nights of 2 branches'"
+check "... a table per branch" bash -c "grep -q '^Branch stable/linux-3.3.y (3 nights' '$work/nightly.txt' && grep -q '^Branch mainline/master (1 night' '$work/nightly.txt'"
+check "... the reused bisection is known, the first one new" \
+	bash -c "grep -q '(new, bisection ' '$work/nightly.txt' && grep -q '(known, bisection ' '$work/nightly.txt'"
+rbx nightly stable >"$work/n1" 2>&1
+check "a branch that is not TREE/BRANCH exits 2 saying so" bash -c "test $? -eq 2 && grep -q \"'stable' is not TREE/BRANCH\" '$work/n1'"
+rbx nightly stable/no-such --format junit --out "$work/x" >"$work/n2" 2>&1
+check "a branch with no night exits 2 saying so" bash -c "test $? -eq 2 && grep -q 'no night of stable/no-such' '$work/n2'"
+mkdir -p "$work/empty" && : >"$work/empty/state.db"
+"$rb" report nightly --state "$work/empty" >"$work/n3" 2>&1
+check "a state with no night exits 2 and says what to run" \
+	bash -c "test $? -eq 2 && grep -q 'no nights stored.*rackbisect nightly NIGHTLY.yaml' '$work/n3'"
+rbx nightly mainline/master >"$work/one.txt" 2>/dev/null
+check "one branch's nights" bash -c "head -n 1 '$work/one.txt' | grep -q '^INCOMPLETE  nightly of mainline/master: 1 night' && ! grep -q 'stable/linux' '$work/one.txt'"
+
+rbx nightly --format kcidb --out "$work/nightly.kcidb.json" 2>/dev/null
+check "kcidb of the nights is written" test $? -eq 0 -a -s "$work/nightly.kcidb.json"
+"$python" - "$schema" "$work/nightly.kcidb.json" >"$work/nightly.valid" 2>&1 <<'PY'
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+data = json.load(open(sys.argv[2]))
+validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
+errors = list(validator.iter_errors(data))
+for error in errors[:5]:
+    print("invalid:", "/".join(map(str, error.absolute_path)), error.message)
+ids = [t["id"] for t in data["tests"]]
+branches = sorted({c["git_repository_branch"] for c in data["checkouts"] if "git_repository_branch" in c})
+print("runs", sum(1 for t in data["tests"] if "number" not in t), "unique", len(ids) == len(set(ids)))
+print("branches", " ".join(branches))
+sys.exit(1 if errors else 0)
+PY
+check "kcidb of the nights is valid against the KCIDB v5.3 schema" test $? -eq 0
+check "... a test per night's run (6), no id twice" contains "$work/nightly.valid" "^runs 6 unique True$"
+check "... the heads' checkouts name their branches" contains "$work/nightly.valid" "^branches linux-3.3.y master$"
+
+rbx nightly --format junit --out "$work/nightly.xml" 2>/dev/null
+check "junit of the nights is written" test $? -eq 0
+"$python" - "$work/nightly.xml" >"$work/nightly.counts" 2>&1 <<'PY'
+import sys, xml.etree.ElementTree as ET
+for suite in ET.parse(sys.argv[1]).getroot().iter("testsuite"):
+    cases = suite.findall("testcase")
+    failures = sum(1 for c in cases if c.find("failure") is not None)
+    errors = sum(1 for c in cases if c.find("error") is not None)
+    ok = len(cases) == int(suite.get("tests")) and failures == int(suite.get("failures")) and errors == int(suite.get("errors"))
+    print(suite.get("name"), len(cases), failures, errors, "ok" if ok else "MISMATCH")
+PY
+check "junit: a suite per branch, a case per night, REGRESSION failures, INCOMPLETE an error" \
+	bash -c "grep -q '^stable/linux-3.3.y 3 2 0 ok$' '$work/nightly.counts' && grep -q '^mainline/master 1 0 1 ok$' '$work/nightly.counts'"
+
+rbx nightly --format html --out "$state/reports/nightly.html" 2>/dev/null
+check "html of the nights is written" test $? -eq 0 -a -s "$state/reports/nightly.html"
+grep -o '<[^>]*>' "$state/reports/nightly.html" >"$work/nightly.tags"
+check "... one file that loads nothing" \
+	bash -c "grep -q '<svg ' '$work/nightly.tags' && ! grep -qiE 'src=|https?:|url\(|^<link|^<script|^<iframe|^<object' '$work/nightly.tags'"
+browser "$work/nightly.dom" "$work/nightly.dom.err" --dump-dom "file://$state/reports/nightly.html"
+check "chromium renders the nights' page" test $? -eq 0 -a -s "$work/nightly.dom"
+check "... a trend plot per branch" bash -c "grep -q '<svg id=\"trend-0\"' '$work/nightly.dom' && grep -q '<svg id=\"trend-1\"' '$work/nightly.dom'"
+check "... a verdict square per night in each branch's fail ratio plot (3 + 1)" \
+	bash -c "test \$(sed -n '/<svg id=\"trend-[01]\"/,/<\/svg>/p' '$work/nightly.dom' | grep -c '<rect class=\"mark ') -eq 4"
+check "... the hostile symptom as text" \
+	bash -c "grep -q '&lt;svg onload=alert(2)&gt;' '$work/nightly.dom' && ! grep -q '<svg onload' '$work/nightly.dom'"
+check "... no console message while rendering" lacks "$work/nightly.dom.err" ':CONSOLE'
+rm -f "$kept/nightly.png"
+browser "$work/nshot.out" "$work/nshot.err" --window-size=1200,2400 --hide-scrollbars \
+	--screenshot="$kept/nightly.png" "file://$state/reports/nightly.html"
+check "a screenshot of the nights is kept in $kept/nightly.png" \
+	bash -c "test $? -eq 0 && test \$(head -c 8 '$kept/nightly.png' | od -An -tx1 | tr -d ' ') = 89504e470d0a1a0a"
+rbx gate "$night_gate" --format html --out "$state/reports/night-gate.html" 2>/dev/null
+check "a night's gate page shows its branch's trend, its night highlighted" \
+	bash -c "test $? -eq 0 && sed -n '/<section id=\"trend\">/,/<\/section>/p' '$state/reports/night-gate.html' | grep -q '<tr class=\"current\">'"
 
 section "done"
 echo "# $assertions checks, $failures failed, $SECONDS s"

@@ -254,10 +254,11 @@ static int make_fixture_only(const char *dir)
 
 	if (rc == 0)
 		printf("gate=%" PRId64 " bisection=%" PRId64 " lone=%" PRId64 " fail=%" PRId64 " infra=%" PRId64
-		       " skip=%" PRId64 " pass=%" PRId64 " culprit=%s tree=%s\n", fixture.gate_id,
+		       " skip=%" PRId64 " pass=%" PRId64 " culprit=%s tree=%s night_bisected=%" PRId64
+		       " night_bisection=%" PRId64 "\n", fixture.gate_id,
 		       fixture.bisection_id, fixture.lone_run, fixture.candidate_fail, fixture.candidate_infra,
 		       fixture.candidate_skip, fixture.candidate_pass, fixture.commits[FIXTURE_CULPRIT],
-		       fixture.tree);
+		       fixture.tree, fixture.night_gates[NIGHT_BISECTED], fixture.night_bisection);
 	report_fixture_free(&fixture, 1);
 	return rc ? 1 : 0;
 }

@@ -245,6 +245,124 @@ static int store_bisection(struct report_fixture *fixture, const int64_t *build_
 	return rc ? fail("storing the bisection") : 0;
 }
 
+/* ---- the nights ------------------------------------------------------------------------------ */
+
+struct night_plan {
+	const char *job, *night;
+	enum report_fixture_commit head, baseline;
+	const char *verdict, *reason;
+	struct run_plan runs[2];	/* the head's; board NULL ends them */
+	const char *symptoms[2];	/* W3's and W2's regression, NULL: none */
+};
+
+static json_t *night_regressions(const struct night_plan *plan)
+{
+	static const char *const workloads[] = { "W3", "W2" };
+	json_t *regressions = json_array();
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		if (plan->symptoms[i])
+			json_array_append_new(regressions, json_pack(
+				"{s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:f,s:b,s:i}", "workload", workloads[i],
+				"symptom", plan->symptoms[i], "symptoms", plan->symptoms[i], "boards", "vb01",
+				"known_failing", "", "candidate_fails", 1, "candidate_runs", 1, "baseline_passes", 2,
+				"passes_needed", 2, "fail_rate", 0.5, "confirmed", 1, "example_run", 0));
+	}
+	return regressions;
+}
+
+/* A night as cli_gate.c --night asks it and gate.c answers it: its spec, the head's runs, the verdict. */
+static int store_night(struct report_fixture *fixture, const int64_t *build_ids, const struct night_plan *plan,
+		       int64_t *gate_id)
+{
+	unsigned int by_outcome[RUN_OUTCOME_COUNT] = { 0 };
+	json_t *spec = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:b,s:f,s:s}", "job", plan->job, "tree",
+				 fixture->tree, "baseline", fixture->commits[plan->baseline], "candidate",
+				 fixture->commits[plan->head], "baseline_ref", fixture->commits[plan->baseline],
+				 "candidate_ref", fixture->commits[plan->head], "bisect", 1, "released", 0,
+				 "confidence", 0.99, "night", plan->night);
+	char *text = spec ? json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	int64_t run_id;
+	json_t *answer;
+	size_t i;
+	int rc = text ? store_gate_create(fixture->store, plan->job, text, gate_id) : -1;
+
+	for (i = 0; rc == 0 && i < 2 && plan->runs[i].board; i++) {
+		rc = store_run(fixture, build_ids, &plan->runs[i], &run_id);
+		if (rc == 0)
+			rc = store_gate_add_run(fixture->store, *gate_id, run_id, "candidate");
+		by_outcome[plan->runs[i].outcome]++;
+	}
+	free(text);
+	answer = json_pack("{s:s,s:s,s:i,s:o,s:o,s:b,s:o,s:[]}", "verdict", plan->verdict, "reason", plan->reason,
+			   "rounds", 1, "baseline", counts(2, 0, 0, 0), "candidate",
+			   counts(by_outcome[RUN_PASS], by_outcome[RUN_FAIL], by_outcome[RUN_SKIP],
+				  by_outcome[RUN_INFRA]), "candidate_build_failed", 0,
+			   "regressions", night_regressions(plan), "cells");
+	text = answer ? json_dumps(answer, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	if (rc == 0 && (!text || store_gate_finish(fixture->store, *gate_id, STORE_GATE_DONE, plan->verdict, text)))
+		rc = -1;
+	free(text);
+	json_decref(spec), json_decref(answer);
+	return rc ? fail("storing a night") : 0;
+}
+
+/* The bisection NIGHT_BISECTED started: found the culprit between its heads. */
+static int store_night_bisection(struct report_fixture *fixture)
+{
+	json_t *spec = json_pack("{s:s,s:s,s:s,s:s,s:[s],s:[s],s:s,s:s,s:[s],s:b,s:s,s:f,s:i}",
+		"job", "jobs/stable-nightly.yaml", "tree", fixture->tree, "bad", fixture->commits[FIXTURE_AFTER],
+		"bad_ref", fixture->commits[FIXTURE_AFTER], "goods", fixture->commits[FIXTURE_HARMLESS], "good_refs",
+		fixture->commits[FIXTURE_HARMLESS], "symptom", REPORT_FIXTURE_SYMPTOM, "workload", "W3", "boards",
+		"vb01", "revert_check", 0, "step", "done", "confidence", 0.99, "max_runs", 0);
+	json_t *answer = json_pack("{s:s,s:s,s:f,s:i,s:s,s:s,s:s}", "state", "found", "culprit",
+				   fixture->commits[FIXTURE_CULPRIT], "probability", 0.995, "runs", 6, "symptom",
+				   REPORT_FIXTURE_SYMPTOM, "workload", "W3", "reason", "");
+	char *spec_text = spec ? json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	char *answer_text = answer ? json_dumps(answer, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	int rc = spec_text && answer_text ? store_bisection_create(fixture->store, "stable-nightly", spec_text,
+								   &fixture->night_bisection) : -1;
+
+	if (rc == 0)
+		rc = store_bisection_finish(fixture->store, fixture->night_bisection, STORE_BISECTION_DONE, answer_text);
+	free(spec_text), free(answer_text);
+	json_decref(spec), json_decref(answer);
+	return rc ? fail("storing the nights' bisection") : 0;
+}
+
+static int store_nights(struct report_fixture *fixture, const int64_t *build_ids)
+{
+	const struct night_plan plans[FIXTURE_NIGHT_COUNT] = {
+		[NIGHT_PASS] = { "stable-nightly", REPORT_FIXTURE_BRANCH, FIXTURE_HARMLESS, FIXTURE_HARMLESS, "PASS", "",
+			{ { FIXTURE_HARMLESS, "vb01", "W3", RUN_PASS, NULL, 400 },
+			  { FIXTURE_HARMLESS, "vb02", "W3", RUN_PASS, NULL, 420 } }, { NULL, NULL } },
+		[NIGHT_BISECTED] = { "stable-nightly", REPORT_FIXTURE_BRANCH, FIXTURE_AFTER, FIXTURE_HARMLESS,
+			"REGRESSION", "", { { FIXTURE_AFTER, "vb01", "W3", RUN_FAIL, "hang", 800 },
+					    { FIXTURE_AFTER, "vb02", "W3", RUN_PASS, NULL, 400 } },
+			{ REPORT_FIXTURE_SYMPTOM, NULL } },
+		[NIGHT_OTHER_BRANCH] = { "mainline-nightly", REPORT_FIXTURE_OTHER_BRANCH, FIXTURE_GOOD, FIXTURE_GOOD,
+			"INCOMPLETE", "every board was unreachable",
+			{ { FIXTURE_GOOD, "vb01", "W3", RUN_INFRA, "board unreachable before boot", 0 } }, { NULL, NULL } },
+		[NIGHT_REUSED] = { "stable-nightly", REPORT_FIXTURE_BRANCH, FIXTURE_BAD, FIXTURE_HARMLESS, "REGRESSION",
+			"", { { FIXTURE_BAD, "vb01", "W3", RUN_FAIL, "hang", 900 } },
+			{ REPORT_FIXTURE_SYMPTOM, REPORT_FIXTURE_HOSTILE_SYMPTOM } },
+	};
+	size_t i;
+
+	for (i = 0; i < FIXTURE_NIGHT_COUNT; i++) {
+		if (store_night(fixture, build_ids, &plans[i], &fixture->night_gates[i]))
+			return -1;
+		if (i == NIGHT_BISECTED && (store_night_bisection(fixture) ||
+					    store_gate_set_bisection(fixture->store, fixture->night_gates[i],
+								     fixture->night_bisection)))
+			return fail("the night's bisection");
+	}
+	/* the later night named the stored answer instead of bisecting again (gate.c reuse_bisection) */
+	return store_gate_set_bisection(fixture->store, fixture->night_gates[NIGHT_REUSED], fixture->night_bisection)
+		? fail("reusing the night's bisection") : 0;
+}
+
 int report_fixture_make(const char *dir, struct report_fixture *fixture)
 {
 	int64_t build_ids[FIXTURE_COMMIT_COUNT];
@@ -263,7 +381,7 @@ int report_fixture_make(const char *dir, struct report_fixture *fixture)
 	snprintf(fixture->tree, sizeof(fixture->tree), "%s/tree", fixture->dir);
 	snprintf(database, sizeof(database), "%s/state.db", fixture->dir);
 	if (make_tree(fixture) || store_open(database, &fixture->store) || record_builds(fixture, build_ids) ||
-	    store_gate(fixture, build_ids) || store_bisection(fixture, build_ids))
+	    store_nights(fixture, build_ids) || store_gate(fixture, build_ids) || store_bisection(fixture, build_ids))
 		return -1;
 	/* a run of no gate or bisection, with no build recorded, lab trouble in bytes that are not UTF-8 */
 	return store_run(fixture, build_ids, &(struct run_plan){ FIXTURE_GOOD, NULL, "W1", RUN_INFRA,

@@ -7,6 +7,14 @@
  * with its runs and a "found" answer in the JSON shapes gate.c and
  * lab_bisect.c store, and run log files under runs/<id>/.
  *
+ * Before the gate (so it stays the latest gate, and its bisection the latest
+ * bisection): four nights of `rackbisect nightly` as cli_gate.c --night
+ * stores them, of two jobs: REPORT_FIXTURE_BRANCH's PASS (its first night),
+ * REGRESSION that started a bisection (found: the culprit), the other
+ * branch's INCOMPLETE night, then REPORT_FIXTURE_BRANCH's REGRESSION that
+ * reused that bisection and also regressed with a hostile symptom. The
+ * nights' head runs carry power metrics (but the INCOMPLETE one's).
+ *
  * The unit tests make it in a temporary directory; tests/integration/
  * test_report.sh has test_report_data make it where it says (see there) and
  * runs `rackbisect report` on it.
@@ -25,6 +33,12 @@
 /* the lone run's INFRA cause: bytes that are not UTF-8 (a cut sequence, 0xff) */
 #define REPORT_FIXTURE_NOT_UTF8_CAUSE "console said \xc3\x28 and \xff"
 #define REPORT_FIXTURE_EVIDENCE "ath9k: Failed to stop TX DMA, queues=0x004 <b>&</b>"
+#define REPORT_FIXTURE_BRANCH "stable/linux-3.3.y"
+#define REPORT_FIXTURE_OTHER_BRANCH "mainline/master"
+#define REPORT_FIXTURE_HOSTILE_SYMPTOM "<svg onload=alert(2)>&\"x\""
+
+/* the nights in the order stored (gate ids grow in it) */
+enum report_fixture_night { NIGHT_PASS, NIGHT_BISECTED, NIGHT_OTHER_BRANCH, NIGHT_REUSED, FIXTURE_NIGHT_COUNT };
 
 enum report_fixture_commit { FIXTURE_GOOD, FIXTURE_HARMLESS, FIXTURE_CULPRIT, FIXTURE_AFTER,
 			     FIXTURE_BAD, FIXTURE_COMMIT_COUNT };
@@ -40,6 +54,8 @@ struct report_fixture {
 	int64_t baseline_pass[2];
 	int64_t bisection_runs[7];	/* in order; [6] is INFRA (no evidence) */
 	int64_t lone_run;		/* INFRA, of neither, no build recorded */
+	int64_t night_gates[FIXTURE_NIGHT_COUNT];
+	int64_t night_bisection;	/* started by NIGHT_BISECTED, reused by NIGHT_REUSED */
 	unsigned int gate_runs, bisection_run_count;
 };
 
