@@ -22,23 +22,6 @@
 #include "helpers/report_fixture.h"
 #include "report_data.h"
 
-static int setup(void **state)
-{
-	struct report_fixture *fixture = calloc(1, sizeof(*fixture));
-
-	if (!fixture || report_fixture_make(NULL, fixture) != 0)
-		return -1;
-	*state = fixture;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	report_fixture_free(*state, 0);
-	free(*state);
-	return 0;
-}
-
 static void load(struct report_fixture *fixture, enum report_subject subject, int64_t id,
 		 struct report_data *data)
 {
@@ -279,5 +262,5 @@ int main(void)
 
 	if (fixture_dir && *fixture_dir)
 		return make_fixture_only(fixture_dir);
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, report_fixture_setup, report_fixture_teardown);
 }

@@ -11,23 +11,6 @@
 #include "helpers/report_fixture.h"
 #include "report_junit.h"
 
-static int setup(void **state)
-{
-	struct report_fixture *fixture = calloc(1, sizeof(*fixture));
-
-	if (!fixture || report_fixture_make(NULL, fixture) != 0)
-		return -1;
-	*state = fixture;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	report_fixture_free(*state, 0);
-	free(*state);
-	return 0;
-}
-
 static char *junit_of(struct report_fixture *fixture, enum report_subject subject, int64_t id)
 {
 	struct report_data data;
@@ -96,5 +79,5 @@ int main(void)
 		cmocka_unit_test(test_lone_run_is_one_suite_and_bytes_that_are_not_utf8_are_replaced),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, report_fixture_setup, report_fixture_teardown);
 }

@@ -26,23 +26,6 @@
 #include "report_nights.h"
 #include "report_text.h"
 
-static int setup(void **state)
-{
-	struct report_fixture *fixture = calloc(1, sizeof(*fixture));
-
-	if (!fixture || report_fixture_make(NULL, fixture) != 0)
-		return -1;
-	*state = fixture;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	report_fixture_free(*state, 0);
-	free(*state);
-	return 0;
-}
-
 static int load_nights(const struct report_fixture *fixture, const char *night, bool gate_reports,
 		       struct report_nights *nights, char *error, size_t error_len)
 {
@@ -394,5 +377,5 @@ int main(void)
 		cmocka_unit_test(test_a_night_gate_report_shows_its_branch_trend),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, report_fixture_setup, report_fixture_teardown);
 }

@@ -435,3 +435,22 @@ unsigned int report_fixture_count(const char *text, const char *needle)
 		count++;
 	return count;
 }
+
+int report_fixture_setup(void **state)
+{
+	struct report_fixture *fixture = calloc(1, sizeof(*fixture));
+
+	if (!fixture || report_fixture_make(NULL, fixture) != 0) {
+		free(fixture);
+		return -1;
+	}
+	*state = fixture;
+	return 0;
+}
+
+int report_fixture_teardown(void **state)
+{
+	report_fixture_free(*state, 0);
+	free(*state);
+	return 0;
+}

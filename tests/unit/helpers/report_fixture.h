@@ -72,6 +72,11 @@ char *report_fixture_capture(void (*write)(FILE *out, const struct report_data *
 /* How often needle occurs in text. */
 unsigned int report_fixture_count(const char *text, const char *needle);
 
+/* cmocka group setup and teardown: *state is a fixture made in a new
+ * temporary directory, freed and removed after the group. */
+int report_fixture_setup(void **state);
+int report_fixture_teardown(void **state);
+
 /* Closes the store and, unless keep, removes the directory. */
 void report_fixture_free(struct report_fixture *fixture, int keep);
 
