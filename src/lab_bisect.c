@@ -924,8 +924,9 @@ static void describe_confirmation(struct lab_bisect *lb, const struct bisect_sta
  * once, so the engine proposes another before any board is given out. A
  * stable queue can hold long stretches of commits that do not build; without
  * this a round would spend its boards on SKIPs and most of them would idle.
- * True when the round waits (prebuild_ended() asks for it again). Bounded,
- * so that a build that cannot even start never holds the bisection up.
+ * True when the round waits (prebuild_ended() asks for it again). A build
+ * that cannot start (no free slot) is not waited for: its commit takes its
+ * round as before.
  */
 static bool prebuild(struct lab_bisect *lb, const size_t *proposals, size_t count)
 {
@@ -933,11 +934,18 @@ static bool prebuild(struct lab_bisect *lb, const size_t *proposals, size_t coun
 	bool waiting = false;
 	size_t i;
 
-	if (lb->prebuild_waits >= 4 * lb->pool_count + 8)
+	/* each wait ends with a build ended (built, or its SKIP stored), so the
+	 * waits are bounded by the commits; this bound only guards against a bug */
+	if (lb->prebuild_waits >= 4 * graph->count + 16)
 		return false;
 	for (i = 0; i < count; i++) {
 		size_t p = proposals[i];
 
+		/* still building, or found not to build with its SKIP not stored yet */
+		if (building_ahead(lb, graph->ids[p])) {
+			waiting = true;
+			continue;
+		}
 		/* known either way: a commit that does not build is proposed
 		 * again only when little else is left, and then takes its round */
 		if (lb->builds[p] != 0 || lb->passes[p] + lb->fails[p] > 0)
