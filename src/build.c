@@ -4,8 +4,9 @@
  *
  *   resolve commit -> resolve tree -> look up the cache -+-> callback (cached)
  *                                                        |
- *   add worktree -> build command -> copy image -> rename staging into the
- *   cache -> remove worktree -> callback
+ *   check out (a slot's worktree, or a new one) -> build command -> copy
+ *   image -> rename staging into the cache -> (remove a new worktree) ->
+ *   callback
  *
  * Any step may end the chain early; the worktree and the staging directory
  * are cleaned up on every way out. One child runs at a time per build, and
@@ -16,17 +17,23 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "files.h"
 #include "path.h"
 #include "subprocess.h"
+
+/* Worktrees kept per repository for builds to reuse: a lab builds a few
+ * commits at once; beyond this many, a build gets a worktree of its own. */
+#define BUILD_SLOTS 8
 
 /* Given to every child: git must fail, not wait for a password no one types. */
 static char *const child_settings[] = { "GIT_TERMINAL_PROMPT=0", NULL };
@@ -76,6 +83,8 @@ struct build {
 	char cache_dir[PATH_MAX];	/* absolute: git takes paths relative to -C TREE */
 	char entry[PATH_MAX];		/* <cache>/<tree id> */
 	char worktree[PATH_MAX];	/* "" until made, and once removed */
+	int slot_fd;			/* the slot's lock, held while building in it; -1: none */
+	bool slot_pruned;		/* the slot was emptied and git told to forget it */
 	unsigned int worktree_attempts;	/* git worktree add, raced by another add */
 	char staging[PATH_MAX];		/* "" until made, and once renamed or removed */
 	bool keep_staging;		/* it holds the log of a build that died */
@@ -96,6 +105,8 @@ static void on_worktree_added(struct build *build);
 static void on_build_command_exited(struct build *build);
 static void on_worktree_removed(struct build *build);
 static void on_worktrees_pruned(struct build *build);
+static void on_slot_checked_out(struct build *build);
+static void on_slot_pruned(struct build *build);
 
 int build_default_cache(char *path, size_t len)
 {
@@ -486,12 +497,62 @@ static int make_unique_dir(struct build *build, const char *parent, const char *
 	return rc;
 }
 
+/* FNV-1a: a short, stable name for a repository's slots. */
+static uint64_t name_hash(const char *text)
+{
+	uint64_t hash = UINT64_C(0xcbf29ce484222325);
+
+	for (; *text; text++)
+		hash = (hash ^ (unsigned char)*text) * UINT64_C(0x100000001b3);
+	return hash;
+}
+
+/*
+ * Takes the first free slot of the tree's under <cache>/work: its lock held
+ * (flock, so other builds and other processes pass it by, and a crash lets
+ * go of it), build->worktree set to its directory, which may or may not
+ * hold a worktree yet. 0 when every slot is busy: build in a new worktree.
+ */
+static int take_slot(struct build *build)
+{
+	char tree[PATH_MAX], lock[PATH_MAX];
+	unsigned int slot;
+	int fd;
+
+	if (!realpath(build->tree, tree) && path_format(tree, sizeof(tree), "%s", build->tree))
+		return -ENAMETOOLONG;
+	for (slot = 0; slot < BUILD_SLOTS; slot++) {
+		if (path_format(build->worktree, sizeof(build->worktree), "%s/work/slot-%016llx-%u",
+				build->cache_dir, (unsigned long long)name_hash(tree), slot) ||
+		    path_format(lock, sizeof(lock), "%s.lock", build->worktree))
+			return -ENAMETOOLONG;
+		fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return -errno;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			build->slot_fd = fd;
+			return 1;
+		}
+		close(fd);
+	}
+	build->worktree[0] = '\0';
+	return 0;
+}
+
 static int make_work_dirs(struct build *build)
 {
-	char log[PATH_MAX];
+	char log[PATH_MAX], dir[PATH_MAX];
 	int rc;
 
-	rc = make_unique_dir(build, "work", build->result.commit, build->worktree);
+	rc = path_format(dir, sizeof(dir), "%s/work", build->cache_dir);
+	if (!rc)
+		rc = path_make_dirs(dir);
+	if (!rc)
+		rc = take_slot(build);
+	if (rc == 0)
+		rc = make_unique_dir(build, "work", build->result.commit, build->worktree);
+	else if (rc == 1)
+		rc = 0;
 	if (!rc)
 		rc = make_unique_dir(build, "staging", build->result.tree_id, build->staging);
 	if (!rc && path_format(log, sizeof(log), "%s/build.log", build->staging))
@@ -502,14 +563,40 @@ static int make_work_dirs(struct build *build)
 	return build->log_fd < 0 ? -errno : 0;
 }
 
+/* A slot's directory holds a worktree when its .git is the file a worktree
+ * has (never a directory git would walk up from into another repository). */
+static bool slot_has_worktree(const struct build *build)
+{
+	char marker[PATH_MAX];
+	struct stat status;
+
+	if (path_format(marker, sizeof(marker), "%s/.git", build->worktree))
+		return false;
+	return lstat(marker, &status) == 0 && S_ISREG(status.st_mode);
+}
+
 static void start_add_worktree(struct build *build)
 {
 	char *argv[] = { "git", "-C", build->tree, "worktree", "add", "--detach",
 			 build->worktree, build->result.commit, NULL };
-	int rc = child_start(build, CHILD_GIT, argv, NULL, on_worktree_added);
+	char *checkout[] = { "git", "-C", build->worktree, "checkout", "--detach", "--force",
+			     "--quiet", build->result.commit, NULL };
+	char *prune[] = { "git", "-C", build->tree, "worktree", "prune", NULL };
+	int rc;
 
+	if (build->slot_fd >= 0 && !build->slot_pruned && slot_has_worktree(build)) {
+		rc = child_start(build, CHILD_GIT, checkout, NULL, on_slot_checked_out);
+	} else if (build->slot_fd >= 0 && !build->slot_pruned) {
+		/* first use, or no worktree git can use: empty the slot and
+		 * let git forget whatever it had registered there */
+		files_remove_tree(build->worktree);
+		build->slot_pruned = true;
+		rc = child_start(build, CHILD_GIT, prune, NULL, on_slot_pruned);
+	} else {
+		rc = child_start(build, CHILD_GIT, argv, NULL, on_worktree_added);
+	}
 	if (rc) {
-		set_outcome(build, trouble_status(rc), "commit %s: cannot start git worktree add: %s",
+		set_outcome(build, trouble_status(rc), "commit %s: cannot start git to check it out: %s",
 			    build->result.commit, strerror(-rc));
 		end_build(build);
 	}
@@ -545,11 +632,12 @@ static bool raced_by_another_worktree(struct build *build)
 	return true;
 }
 
+static void start_build_command(struct build *build);
+
 static void on_worktree_added(struct build *build)
 {
 	struct child *child = &build->child;
 	char how[128];
-	int rc;
 
 	if (build->cancelled)
 		return end_build(build);
@@ -563,6 +651,46 @@ static void on_worktree_added(struct build *build)
 			    git_complaint(child));
 		return end_build(build);
 	}
+	start_build_command(build);
+}
+
+/*
+ * The slot's worktree now holds the commit, with the untracked output of
+ * earlier builds beside it (a kernel tree rebuilds only what changed); the
+ * artifact and release file go first, so that a build that makes none is
+ * never credited with an earlier one's. A slot git cannot check out in (a
+ * checkout killed half-way, its repository gone) is made anew.
+ */
+static void on_slot_checked_out(struct build *build)
+{
+	char path[PATH_MAX];
+	const char *outputs[] = { build->artifact, build->release_file };
+	size_t i;
+
+	if (build->cancelled)
+		return end_build(build);
+	if (!child_succeeded(&build->child)) {
+		files_remove_tree(build->worktree);
+		return start_add_worktree(build);
+	}
+	for (i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
+		if (!path_format(path, sizeof(path), "%s/%s", build->worktree, outputs[i]))
+			unlink(path);
+	}
+	start_build_command(build);
+}
+
+static void on_slot_pruned(struct build *build)
+{
+	if (build->cancelled)
+		return end_build(build);
+	start_add_worktree(build);
+}
+
+static void start_build_command(struct build *build)
+{
+	int rc;
+
 	write_log_header(build);
 	rc = child_start(build, CHILD_BUILD, build->build_argv, build->worktree,
 			 on_build_command_exited);
@@ -759,6 +887,8 @@ static void free_build(struct build *build)
 
 	if (build->log_fd >= 0)
 		close(build->log_fd);
+	if (build->slot_fd >= 0)
+		close(build->slot_fd);
 	for (word = build->build_argv; word && *word; word++)
 		free(*word);
 	free(build->build_argv);
@@ -810,6 +940,13 @@ static void end_build(struct build *build)
 	}
 	if (build->staging[0] && !build->keep_staging)
 		files_remove_tree(build->staging);
+	if (build->slot_fd >= 0) {
+		/* the slot stays for the next build; a checkout cut short is
+		 * mended (or made anew) by the next build that takes it */
+		close(build->slot_fd);
+		build->slot_fd = -1;
+		build->worktree[0] = '\0';
+	}
 	if (build->worktree[0])
 		start_remove_worktree(build);
 	else
@@ -909,6 +1046,7 @@ int build_start(uv_loop_t *loop, const struct build_request *request, build_cb c
 	build->callback = callback;
 	build->data = data;
 	build->log_fd = -1;
+	build->slot_fd = -1;
 	rc = copy_request(build, request);
 	if (!rc)
 		rc = start_resolve_commit(build);

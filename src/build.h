@@ -15,11 +15,20 @@
  * A commit that does not build is remembered too: asking again reports the
  * failure with its log and builds nothing. Remove <cache>/<tree id> to retry.
  *
- * The commit is checked out in a new worktree <cache>/work/<commit>-XXXXXX
- * (the tree's own checkout and index are never touched) and built there with
- * build_argv; the entry is written into <cache>/staging/ and renamed into
- * place, so a crash never leaves half an entry. The worktree is removed
- * however the build ends, before the callback runs.
+ * The commit is checked out in a worktree of the tree's own (the tree's own
+ * checkout and index are never touched) and built there with build_argv; the
+ * entry is written into <cache>/staging/ and renamed into place, so a crash
+ * never leaves half an entry. Worktrees are kept for the next builds, up to
+ * 8 per repository: <cache>/work/slot-<hash of the tree's path>-<n>, each
+ * taken by one build at a time (flock on slot-...-<n>.lock, which a crash
+ * lets go of). The next build there checks its commit out with
+ * `git checkout --force`, which writes only the files that differ (a
+ * kernel's 70,000 are not written again, and its build rebuilds only what
+ * changed), and deletes the artifact and release file first so that a build
+ * that makes none is never credited with an earlier one's. A slot git
+ * cannot check out in is made anew. When every slot is busy, a build gets a
+ * worktree of its own, <cache>/work/<commit>-XXXXXX, removed however the
+ * build ends, before the callback runs.
  *
  * Every child (git, the build command) is started with uv_spawn and an argv,
  * never through a shell, and is waited for on the loop: nothing blocks on a

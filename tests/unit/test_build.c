@@ -294,32 +294,78 @@ static void assert_file_line(const char *path, const char *expected)
 	assert_string_equal(line, expected);
 }
 
+/* Entries of dir whose name does not start with prefix. */
+static int count_entries_but(const char *dir, const char *prefix)
+{
+	DIR *directory = opendir(dir);
+	struct dirent *entry;
+	int count = 0;
+
+	if (!directory)
+		return 0;
+	while ((entry = readdir(directory)) != NULL)
+		count += strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0 &&
+			 strncmp(entry->d_name, prefix, strlen(prefix)) != 0;
+	closedir(directory);
+	return count;
+}
+
+/* The worktrees git lists for the repository, the tree's own included. */
+static int count_worktrees(struct fixture *fixture)
+{
+	char *argv_list[] = { "git", "-C", fixture->repo, "worktree", "list", "--porcelain", NULL };
+	struct subprocess_options quiet = { 0 };
+	char *worktrees = NULL;
+	const char *c;
+	int listed = 0;
+
+	assert_int_equal(subprocess_run(argv_list, &quiet, &worktrees), 0);
+	for (c = worktrees; (c = strstr(c, "worktree ")) != NULL; c++)
+		listed++;
+	free(worktrees);
+	return listed;
+}
+
+/* The worktree a build ran in, as its log's first line names it. */
+static void worktree_of(const struct outcome *outcome, char *worktree, size_t len)
+{
+	char *log = files_read_text(outcome->result.log);
+	const char *start, *end;
+
+	assert_non_null(log);
+	start = strstr(log, ") in ");
+	assert_non_null(start);
+	start += strlen(") in ");
+	end = strchr(start, ':');
+	assert_non_null(end);
+	snprintf(worktree, len, "%.*s", (int)(end - start), start);
+	free(log);
+}
+
 /* HEAD, the index and the work tree as the test left them; no worktree
- * but the tree's own, none left in the cache, nothing half-written. */
+ * but the tree's own and the slots builds reuse (one per build that ran
+ * at once), none other left in the cache, nothing half-written. */
 static void assert_tree_untouched(struct fixture *fixture, const char *head)
 {
 	char *now = git_line(fixture, "rev-parse", "HEAD", NULL);
-	char *status = NULL, *worktrees = NULL, dir[PATH_MAX];
+	char *status = NULL, dir[PATH_MAX];
 	struct subprocess_options quiet = { 0 };
 	char *argv_status[] = { "git", "-C", fixture->repo, "status", "--porcelain", NULL };
-	char *argv_list[] = { "git", "-C", fixture->repo, "worktree", "list", "--porcelain", NULL };
-	const char *c;
-	int listed = 0;
+	int slots;
 
 	assert_string_equal(now, head);
 	free(now);
 	assert_int_equal(subprocess_run(argv_status, &quiet, &status), 0);
 	assert_string_equal(status, "");
-	assert_int_equal(subprocess_run(argv_list, &quiet, &worktrees), 0);
-	for (c = worktrees; (c = strstr(c, "worktree ")) != NULL; c++)
-		listed++;
-	assert_int_equal(listed, 1);
 	free(status);
-	free(worktrees);
 	snprintf(dir, sizeof(dir), "%s/arch", fixture->repo);
 	assert_int_equal(access(dir, F_OK), -1);
 	snprintf(dir, sizeof(dir), "%s/work", fixture->cache);
-	assert_int_equal(count_entries(dir), 0);
+	assert_int_equal(count_entries_but(dir, "slot-"), 0);
+	/* each slot is a directory and its lock */
+	slots = (count_entries(dir) - count_entries_but(dir, "slot-")) / 2;
+	assert_true(slots <= 2);
+	assert_true(count_worktrees(fixture) <= 1 + slots);
 	snprintf(dir, sizeof(dir), "%s/staging", fixture->cache);
 	assert_int_equal(count_entries(dir), 0);
 }
@@ -495,7 +541,7 @@ static void test_two_commits_build_at_once(void **state)
 {
 	struct fixture *fixture = *state;
 	struct outcome outcomes[2] = { { 0 } };
-	char *head;
+	char slots[2][PATH_MAX], *head;
 
 	commit_good(fixture, 2);
 	head = git_line(fixture, "rev-parse", "HEAD", NULL);
@@ -509,6 +555,92 @@ static void test_two_commits_build_at_once(void **state)
 	assert_file_line(outcomes[1].result.image, "image-2");
 	assert_string_equal(outcomes[1].result.release, "9.9.2-test");
 	assert_int_equal(count_lines(fixture->counter), 2);
+	worktree_of(&outcomes[0], slots[0], sizeof(slots[0]));
+	worktree_of(&outcomes[1], slots[1], sizeof(slots[1]));
+	assert_non_null(strstr(slots[0], "/work/slot-"));
+	assert_non_null(strstr(slots[1], "/work/slot-"));
+	assert_string_not_equal(slots[0], slots[1]);
+	assert_tree_untouched(fixture, head);
+	free(head);
+}
+
+/* One build after another: the second checks its commit out in the slot
+ * the first left (no new worktree), and builds that commit, not the
+ * first's: its image and release are its own. */
+static void test_builds_one_after_another_reuse_a_slot(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome first = { 0 }, second = { 0 };
+	char slots[2][PATH_MAX], *head;
+
+	commit_good(fixture, 2);
+	head = git_line(fixture, "rev-parse", "HEAD", NULL);
+	build_and_wait(fixture, "HEAD~1", &first);
+	build_and_wait(fixture, "HEAD", &second);
+	assert_int_equal(first.result.status, 0);
+	assert_int_equal(second.result.status, 0);
+	worktree_of(&first, slots[0], sizeof(slots[0]));
+	worktree_of(&second, slots[1], sizeof(slots[1]));
+	assert_non_null(strstr(slots[0], "/work/slot-"));
+	assert_string_equal(slots[0], slots[1]);
+	assert_file_line(first.result.image, "image-1");
+	assert_file_line(second.result.image, "image-2");
+	assert_string_equal(second.result.release, "9.9.2-test");
+	assert_int_equal(count_worktrees(fixture), 2);
+	assert_tree_untouched(fixture, head);
+	free(head);
+}
+
+/* A commit whose build succeeds and makes nothing, built in a slot an
+ * earlier build left its image and release in: it does not build (the
+ * earlier image is never taken for its). */
+static void test_a_slot_never_lends_an_earlier_image(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome first = { 0 }, second = { 0 };
+	char makefile[4096], *head;
+
+	build_and_wait(fixture, "HEAD", &first);
+	assert_int_equal(first.result.status, 0);
+	snprintf(makefile, sizeof(makefile), "all:\n\techo built >> %s\n", fixture->counter);
+	commit_makefile(fixture, makefile, "builds nothing");
+	head = git_line(fixture, "rev-parse", "HEAD", NULL);
+	build_and_wait(fixture, "HEAD", &second);
+	assert_int_equal(count_lines(fixture->counter), 2);
+	assert_int_equal(second.result.status, -ENOEXEC);
+	assert_string_equal(second.result.image, "");
+	assert_non_null(strstr(second.result.error_text, "no release string"));
+	assert_tree_untouched(fixture, head);
+	free(head);
+}
+
+/* A slot git can no longer check out in (its .git names a worktree git
+ * does not know; its .git gone, as after a crash half-way through making
+ * it) is made anew, and the repository around the cache is never taken
+ * for the slot's. */
+static void test_a_broken_slot_is_made_anew(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome outcomes[3] = { { 0 } };
+	char slot[PATH_MAX], marker[PATH_MAX + 8], *head;
+
+	commit_good(fixture, 2);
+	commit_good(fixture, 3);
+	head = git_line(fixture, "rev-parse", "HEAD", NULL);
+	build_and_wait(fixture, "HEAD~2", &outcomes[0]);
+	worktree_of(&outcomes[0], slot, sizeof(slot));
+	snprintf(marker, sizeof(marker), "%s/.git", slot);
+	write_file(marker, "gitdir: /nonexistent/rackbisect-test\n");
+	build_and_wait(fixture, "HEAD~1", &outcomes[1]);
+	assert_int_equal(outcomes[1].result.status, 0);
+	assert_file_line(outcomes[1].result.image, "image-2");
+	assert_int_equal(unlink(marker), 0);
+	build_and_wait(fixture, "HEAD", &outcomes[2]);
+	assert_int_equal(outcomes[2].result.status, 0);
+	assert_file_line(outcomes[2].result.image, "image-3");
+	worktree_of(&outcomes[2], marker, sizeof(marker));
+	assert_string_equal(marker, slot);
+	assert_int_equal(count_worktrees(fixture), 2);
 	assert_tree_untouched(fixture, head);
 	free(head);
 }
@@ -727,6 +859,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_older_commit_leaves_the_checkout_alone, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_two_commits_build_at_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_builds_one_after_another_reuse_a_slot, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_a_slot_never_lends_an_earlier_image, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_a_broken_slot_is_made_anew, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_tree_twice_at_once_keeps_one_entry, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_missing_build_command_is_not_remembered, setup,
