@@ -78,25 +78,24 @@ static char *dup_or_null(const char *text)
 	return text ? strdup(text) : NULL;
 }
 
-static char *json_text(const json_t *object, const char *key)
+char *report_json_text(const json_t *object, const char *key)
 {
 	return dup_or_null(json_string_value(json_object_get(object, key)));
 }
 
-static unsigned int json_count(const json_t *object, const char *key)
+unsigned int report_json_count(const json_t *object, const char *key)
 {
 	json_int_t value = json_integer_value(json_object_get(object, key));
 
 	return value > 0 ? (unsigned int)value : 0;
 }
 
-/* {pass, fail, skip, infra} as gate_answer_json stores them */
-static void json_counts(const json_t *counts, unsigned int *by_outcome)
+void report_json_counts(const json_t *counts, unsigned int *by_outcome)
 {
-	by_outcome[RUN_PASS] = json_count(counts, "pass");
-	by_outcome[RUN_FAIL] = json_count(counts, "fail");
-	by_outcome[RUN_SKIP] = json_count(counts, "skip");
-	by_outcome[RUN_INFRA] = json_count(counts, "infra");
+	by_outcome[RUN_PASS] = report_json_count(counts, "pass");
+	by_outcome[RUN_FAIL] = report_json_count(counts, "fail");
+	by_outcome[RUN_SKIP] = report_json_count(counts, "skip");
+	by_outcome[RUN_INFRA] = report_json_count(counts, "infra");
 }
 
 static const char *stored_state_word(int state)
@@ -279,13 +278,13 @@ static int parse_cells(struct report_gate *gate, const json_t *cells)
 		const json_t *item = json_array_get(cells, i);
 		struct report_cell *cell = &gate->cells[gate->cell_count++];
 
-		cell->board = json_text(item, "board");
-		cell->chip = json_text(item, "chip");
-		cell->workload = json_text(item, "workload");
-		cell->baseline_symptoms = json_text(item, "baseline_symptoms");
-		cell->candidate_symptoms = json_text(item, "candidate_symptoms");
-		json_counts(json_object_get(item, "baseline"), cell->baseline);
-		json_counts(json_object_get(item, "candidate"), cell->candidate);
+		cell->board = report_json_text(item, "board");
+		cell->chip = report_json_text(item, "chip");
+		cell->workload = report_json_text(item, "workload");
+		cell->baseline_symptoms = report_json_text(item, "baseline_symptoms");
+		cell->candidate_symptoms = report_json_text(item, "candidate_symptoms");
+		report_json_counts(json_object_get(item, "baseline"), cell->baseline);
+		report_json_counts(json_object_get(item, "candidate"), cell->candidate);
 		if (!cell->board || !cell->workload)
 			return -EINVAL;
 	}
@@ -303,14 +302,14 @@ static int parse_regressions(struct report_gate *gate, const json_t *regressions
 		const json_t *item = json_array_get(regressions, i);
 		struct report_regression *regression = &gate->regressions[gate->regression_count++];
 
-		regression->workload = json_text(item, "workload");
-		regression->symptom = json_text(item, "symptom");
-		regression->boards = json_text(item, "boards");
-		regression->known_failing = json_text(item, "known_failing");
-		regression->candidate_fails = json_count(item, "candidate_fails");
-		regression->candidate_runs = json_count(item, "candidate_runs");
-		regression->baseline_passes = json_count(item, "baseline_passes");
-		regression->passes_needed = json_count(item, "passes_needed");
+		regression->workload = report_json_text(item, "workload");
+		regression->symptom = report_json_text(item, "symptom");
+		regression->boards = report_json_text(item, "boards");
+		regression->known_failing = report_json_text(item, "known_failing");
+		regression->candidate_fails = report_json_count(item, "candidate_fails");
+		regression->candidate_runs = report_json_count(item, "candidate_runs");
+		regression->baseline_passes = report_json_count(item, "baseline_passes");
+		regression->passes_needed = report_json_count(item, "passes_needed");
 		regression->confirmed = json_is_true(json_object_get(item, "confirmed"));
 		regression->example_run = json_integer_value(json_object_get(item, "example_run"));
 		if (!regression->workload)
@@ -332,15 +331,15 @@ static int parse_gate(struct report_gate *gate, const struct store_gate *stored)
 	gate->created_ms = stored->created_ms;
 	gate->finished_ms = stored->finished_ms;
 	if (rc == 0) {
-		gate->reason = json_text(answer, "reason");
-		gate->baseline = json_text(spec, "baseline");
-		gate->candidate = json_text(spec, "candidate");
-		gate->baseline_ref = json_text(spec, "baseline_ref");
-		gate->candidate_ref = json_text(spec, "candidate_ref");
-		gate->tree = json_text(spec, "tree");
-		gate->night = json_text(spec, "night");
-		json_counts(json_object_get(answer, "baseline"), gate->baseline_runs);
-		json_counts(json_object_get(answer, "candidate"), gate->candidate_runs);
+		gate->reason = report_json_text(answer, "reason");
+		gate->baseline = report_json_text(spec, "baseline");
+		gate->candidate = report_json_text(spec, "candidate");
+		gate->baseline_ref = report_json_text(spec, "baseline_ref");
+		gate->candidate_ref = report_json_text(spec, "candidate_ref");
+		gate->tree = report_json_text(spec, "tree");
+		gate->night = report_json_text(spec, "night");
+		report_json_counts(json_object_get(answer, "baseline"), gate->baseline_runs);
+		report_json_counts(json_object_get(answer, "candidate"), gate->candidate_runs);
 		rc = parse_cells(gate, json_object_get(answer, "cells"));
 	}
 	if (rc == 0)
@@ -509,24 +508,24 @@ static int parse_bisection(struct report_bisection *bisection, const struct stor
 	bisection->state = strdup(stored_state_word(stored->state));
 	bisection->created_ms = stored->created_at;
 	bisection->finished_ms = stored->finished_at;
-	bisection->bad = json_text(spec, "bad");
-	bisection->bad_ref = json_text(spec, "bad_ref");
+	bisection->bad = report_json_text(spec, "bad");
+	bisection->bad_ref = report_json_text(spec, "bad_ref");
 	bisection->good = dup_or_null(json_string_value(json_array_get(json_object_get(spec, "goods"), 0)));
 	bisection->good_ref = dup_or_null(json_string_value(json_array_get(json_object_get(spec, "good_refs"), 0)));
-	bisection->symptom = json_text(spec, "symptom");
-	bisection->workload = json_text(spec, "workload");
-	bisection->tree = json_text(spec, "tree");
+	bisection->symptom = report_json_text(spec, "symptom");
+	bisection->workload = report_json_text(spec, "workload");
+	bisection->tree = report_json_text(spec, "tree");
 	bisection->confidence = json_number_value(json_object_get(spec, "confidence"));
 	if (bisection->confidence <= 0)
 		bisection->confidence = 0.99;	/* the engine's default (bisect_options_init) */
-	bisection->outcome = json_text(answer, "state");
-	bisection->reason = json_text(answer, "reason");
-	bisection->confirmation = json_text(answer, "confirmation");
-	bisection->culprit = json_text(answer, "culprit");
+	bisection->outcome = report_json_text(answer, "state");
+	bisection->reason = report_json_text(answer, "reason");
+	bisection->confirmation = report_json_text(answer, "confirmation");
+	bisection->culprit = report_json_text(answer, "culprit");
 	bisection->probability = json_number_value(json_object_get(answer, "probability"));
 	bisection->fail_rate = json_number_value(json_object_get(answer, "fail_rate_estimate"));
-	bisection->runs = json_count(answer, "runs");
-	bisection->rounds = json_count(answer, "rounds");
+	bisection->runs = report_json_count(answer, "runs");
+	bisection->rounds = report_json_count(answer, "rounds");
 	return bisection->job && bisection->state ? 0 : -ENOMEM;
 }
 

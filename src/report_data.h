@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "store.h"
 
 struct report_nights;
@@ -170,5 +172,13 @@ const struct store_build *report_data_build(const struct report_data *data, int6
 /* <state>/runs/<id>/<name> (name NULL: the directory). 0 or -ENAMETOOLONG. */
 int report_data_run_path(const struct report_data *data, int64_t run_id, const char *name,
 			 char *out, size_t len);
+
+/* Reading what the store keeps as JSON (the report modules share these):
+ * a string member copied (NULL when absent or not a string), a count (0
+ * when absent or not positive), and {pass, fail, skip, infra} as
+ * gate_answer_json stores them, into by_outcome[RUN_PASS..RUN_INFRA]. */
+char *report_json_text(const json_t *object, const char *key);
+unsigned int report_json_count(const json_t *object, const char *key);
+void report_json_counts(const json_t *counts, unsigned int *by_outcome);
 
 #endif

@@ -26,32 +26,6 @@ static void say(char *error, size_t error_len, const char *format, ...)
 	va_end(args);
 }
 
-static char *dup_or_null(const char *text)
-{
-	return text ? strdup(text) : NULL;
-}
-
-static char *json_text(const json_t *object, const char *key)
-{
-	return dup_or_null(json_string_value(json_object_get(object, key)));
-}
-
-static unsigned int json_count(const json_t *object, const char *key)
-{
-	json_int_t value = json_integer_value(json_object_get(object, key));
-
-	return value > 0 ? (unsigned int)value : 0;
-}
-
-/* {pass, fail, skip, infra} as gate_answer_json stores them */
-static void json_counts(const json_t *counts, unsigned int *by_outcome)
-{
-	by_outcome[RUN_PASS] = json_count(counts, "pass");
-	by_outcome[RUN_FAIL] = json_count(counts, "fail");
-	by_outcome[RUN_SKIP] = json_count(counts, "skip");
-	by_outcome[RUN_INFRA] = json_count(counts, "infra");
-}
-
 bool report_night_fail_ratio(const struct report_night *night, double *ratio)
 {
 	unsigned int decisive = night->head_runs[RUN_PASS] + night->head_runs[RUN_FAIL];
@@ -98,8 +72,8 @@ static int parse_regressions(struct report_night *night, const json_t *regressio
 		const json_t *item = json_array_get(regressions, i);
 		struct report_night_regression *regression = &night->regressions[night->regression_count++];
 
-		regression->workload = json_text(item, "workload");
-		regression->symptom = json_text(item, "symptom");
+		regression->workload = report_json_text(item, "workload");
+		regression->symptom = report_json_text(item, "symptom");
 		if (!regression->workload)
 			return -EINVAL;
 	}
@@ -121,8 +95,8 @@ static int read_bisection(struct store *store, struct report_night *night)
 	if (rc)
 		return rc;
 	answer = stored.answer ? json_loads(stored.answer, 0, NULL) : NULL;
-	night->culprit = json_text(answer, "culprit");
-	night->bisection_outcome = answer ? json_text(answer, "state")
+	night->culprit = report_json_text(answer, "culprit");
+	night->bisection_outcome = answer ? report_json_text(answer, "state")
 		: strdup(stored.state == STORE_BISECTION_RUNNING ? "running" : "stopped");
 	json_decref(answer);
 	store_bisection_release(&stored);
@@ -168,8 +142,8 @@ static int parse_night(struct store *store, const struct store_gate *gate, const
 	night->gate_id = gate->id;
 	night->job = strdup(gate->job);
 	night->verdict = strdup(gate->verdict ? gate->verdict : "?");
-	night->head = json_text(spec, "candidate");
-	night->baseline = json_text(spec, "baseline");
+	night->head = report_json_text(spec, "candidate");
+	night->baseline = report_json_text(spec, "baseline");
 	night->first_night = night->head && night->baseline && strcmp(night->head, night->baseline) == 0;
 	night->bisection_id = gate->bisection_id;
 	night->created_ms = gate->created_ms;
@@ -177,9 +151,9 @@ static int parse_night(struct store *store, const struct store_gate *gate, const
 	if (rc == 0 && (!night->head || !night->baseline))
 		rc = -EINVAL;
 	if (rc == 0) {
-		night->reason = json_text(answer, "reason");
-		json_counts(json_object_get(answer, "candidate"), night->head_runs);
-		json_counts(json_object_get(answer, "baseline"), night->baseline_runs);
+		night->reason = report_json_text(answer, "reason");
+		report_json_counts(json_object_get(answer, "candidate"), night->head_runs);
+		report_json_counts(json_object_get(answer, "baseline"), night->baseline_runs);
 		rc = parse_regressions(night, json_object_get(answer, "regressions"));
 	}
 	json_decref(answer);
