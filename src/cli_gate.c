@@ -306,19 +306,23 @@ static bool only_good_is(const json_t *spec, const char *id)
 
 /*
  * A stored bisection answers this regression when it found a culprit for the
- * same workload and symptom from the same good end, and its bad end is this
- * candidate or its culprit is in this candidate too (a later night of the
- * same branch, an -rc2 of the same queue): the same regression.
+ * same workload from the same good end, tracking a symptom this regression
+ * shows (its most frequent one can differ from night to night when two
+ * symptoms come together, as auth-timeout and txdma-stop-fail do), and its
+ * bad end is this candidate or its culprit is in this candidate too (a later
+ * night of the same branch, an -rc2 of the same queue): the same regression.
  */
 static bool answers_regression(struct gate_command *command, const struct store_bisection *stored,
 			       const json_t *spec, const json_t *answer,
 			       const struct gate_regression *regression)
 {
 	const char *culprit = json_string_value(json_object_get(answer, "culprit"));
+	const char *symptom = json_string_value(json_object_get(spec, "symptom"));
 
-	if (stored->state != STORE_BISECTION_DONE || !spec || !answer || !culprit ||
+	if (stored->state != STORE_BISECTION_DONE || !spec || !answer || !culprit || !symptom ||
 	    !same_text(answer, "state", bisect_state_name(BISECT_FOUND)) ||
-	    !only_good_is(spec, command->baseline_id) || !same_text(spec, "symptom", regression->symptom) ||
+	    !only_good_is(spec, command->baseline_id) ||
+	    !(strcmp(symptom, regression->symptom) == 0 || listed(regression->symptoms, symptom)) ||
 	    !same_text(spec, "workload", regression->workload))
 		return false;
 	return same_text(spec, "bad", command->candidate_id) ||
@@ -349,7 +353,7 @@ static bool reuse_bisection(struct gate_command *command, const struct gate_regr
 			command->reused = true;
 			printf("%s (%s) was bisected before: bisection %" PRId64 " named %.12s, which "
 			       "this candidate holds; not bisected again\n", regression->workload,
-			       regression->symptom, id, command->culprit);
+			       json_string_value(json_object_get(spec, "symptom")), id, command->culprit);
 		}
 		json_decref(spec);
 		json_decref(answer);
@@ -409,13 +413,25 @@ static int start_bisection(struct gate_command *command, const struct gate_regre
 	return 0;
 }
 
-static int bisect_regression(struct gate_command *command, const struct gate_regression *regression)
+/* A regression bisected before, any of the confirmed ones, is answered by
+ * that bisection (which regression has the most failures can change from
+ * one gate to the next); otherwise the one with the most is bisected. */
+static int bisect_regressions(struct gate_command *command)
 {
-	if (reuse_bisection(command, regression)) {
-		store_gate_set_bisection(command->session.store, command->gate_id, command->bisection_id);
-		return 0;
+	const struct gate_answer *answer = gate_answer(command->gate);
+	const struct gate_regression *regression;
+	size_t i;
+
+	for (i = 0; i < answer->regression_count; i++) {
+		regression = &answer->regressions[i];
+		if (regression->confirmed && reuse_bisection(command, regression)) {
+			store_gate_set_bisection(command->session.store, command->gate_id,
+						 command->bisection_id);
+			return 0;
+		}
 	}
-	return start_bisection(command, regression);
+	regression = regression_to_bisect(answer);
+	return regression ? start_bisection(command, regression) : 0;
 }
 
 /* ---- the reply ---------------------------------------------------------------------------------- */
@@ -621,7 +637,6 @@ static void cleanup(struct gate_command *command)
 int cli_gate(int argc, char **argv)
 {
 	struct gate_command *command = calloc(1, sizeof(*command));
-	const struct gate_regression *regression;
 	int rc;
 
 	if (!command)
@@ -637,8 +652,8 @@ int cli_gate(int argc, char **argv)
 		rc = make_spec(command);
 	if (rc == 0)
 		rc = run_gate(command);
-	if (rc == 0 && command->bisect && (regression = regression_to_bisect(gate_answer(command->gate))))
-		rc = bisect_regression(command, regression);
+	if (rc == 0 && command->bisect)
+		rc = bisect_regressions(command);
 	if (rc == 0) {
 		reply(command);
 		if (command->globals.json)
