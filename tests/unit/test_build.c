@@ -559,7 +559,56 @@ static void test_two_commits_build_at_once(void **state)
 	worktree_of(&outcomes[1], slots[1], sizeof(slots[1]));
 	assert_non_null(strstr(slots[0], "/work/slot-"));
 	assert_non_null(strstr(slots[1], "/work/slot-"));
-	assert_string_not_equal(slots[0], slots[1]);
+	assert_tree_untouched(fixture, head);
+	free(head);
+}
+
+struct slot_watch {
+	uv_timer_t timer;
+	struct fixture *fixture;
+	struct build *slow;
+	struct outcome *second;
+	bool started;
+};
+
+/* Once the slow build runs in its slot (its pid file is there), the
+ * second build starts; once that is done, the slow one is cancelled. */
+static void on_slot_watch(uv_timer_t *timer)
+{
+	struct slot_watch *watch = timer->data;
+
+	if (!watch->started && access(watch->fixture->pidfile, R_OK) == 0) {
+		start(watch->fixture, "HEAD~1", watch->second);
+		watch->started = true;
+	} else if (watch->started && watch->second->calls) {
+		build_cancel(watch->slow);
+		uv_close((uv_handle_t *)timer, NULL);
+	}
+}
+
+/* A build never takes a slot another build is working in: the second
+ * build, started while the first holds slot 0, builds in slot 1. */
+static void test_a_busy_slot_is_passed_by(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome outcomes[2] = { { 0 } };
+	struct slot_watch watch = { .fixture = fixture, .second = &outcomes[1] };
+	char slot[PATH_MAX], *head;
+
+	commit_slow(fixture);
+	head = git_line(fixture, "rev-parse", "HEAD", NULL);
+	watch.slow = start(fixture, "HEAD", &outcomes[0]);
+	uv_timer_init(&fixture->loop, &watch.timer);
+	watch.timer.data = &watch;
+	uv_timer_start(&watch.timer, on_slot_watch, 5, 5);
+	run_until_done(fixture, outcomes, 2);
+	assert_int_equal(outcomes[0].result.status, -ECANCELED);
+	assert_true(outcomes[0].finished_ns > outcomes[1].finished_ns);
+	assert_int_equal(outcomes[1].result.status, 0);
+	assert_file_line(outcomes[1].result.image, "image-1");
+	worktree_of(&outcomes[1], slot, sizeof(slot));
+	assert_non_null(strstr(slot, "/work/slot-"));
+	assert_string_equal(slot + strlen(slot) - 2, "-1");
 	assert_tree_untouched(fixture, head);
 	free(head);
 }
@@ -859,6 +908,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_older_commit_leaves_the_checkout_alone, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_two_commits_build_at_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_busy_slot_is_passed_by, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_builds_one_after_another_reuse_a_slot, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_a_slot_never_lends_an_earlier_image, setup,
