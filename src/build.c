@@ -444,7 +444,7 @@ static void on_tree_resolved(struct build *build)
 }
 
 static int make_work_dirs(struct build *build);
-static void start_add_worktree(struct build *build);
+static void start_check_out(struct build *build);
 
 static void look_up_cache(struct build *build)
 {
@@ -473,7 +473,7 @@ static void look_up_cache(struct build *build)
 			    build->result.commit, build->cache_dir, strerror(-rc));
 		return end_build(build);
 	}
-	start_add_worktree(build);
+	start_check_out(build);
 }
 
 /* ---- check out and build ----------------------------------------------- */
@@ -575,7 +575,9 @@ static bool slot_has_worktree(const struct build *build)
 	return lstat(marker, &status) == 0 && S_ISREG(status.st_mode);
 }
 
-static void start_add_worktree(struct build *build)
+/* Checks the commit out: in the slot's worktree when it has one, else
+ * (after emptying the slot) in a worktree git adds. */
+static void start_check_out(struct build *build)
 {
 	char *argv[] = { "git", "-C", build->tree, "worktree", "add", "--detach",
 			 build->worktree, build->result.commit, NULL };
@@ -642,7 +644,7 @@ static void on_worktree_added(struct build *build)
 	if (build->cancelled)
 		return end_build(build);
 	if (!child_succeeded(child) && raced_by_another_worktree(build)) {
-		start_add_worktree(build);
+		start_check_out(build);
 		return;
 	}
 	if (!child_succeeded(child)) {
@@ -671,7 +673,7 @@ static void on_slot_checked_out(struct build *build)
 		return end_build(build);
 	if (!child_succeeded(&build->child)) {
 		files_remove_tree(build->worktree);
-		return start_add_worktree(build);
+		return start_check_out(build);
 	}
 	for (i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
 		if (!path_format(path, sizeof(path), "%s/%s", build->worktree, outputs[i]))
@@ -684,7 +686,7 @@ static void on_slot_pruned(struct build *build)
 {
 	if (build->cancelled)
 		return end_build(build);
-	start_add_worktree(build);
+	start_check_out(build);
 }
 
 static void start_build_command(struct build *build)

@@ -272,29 +272,7 @@ static int count_lines(const char *path)
 	return lines;
 }
 
-static int count_entries(const char *dir)
-{
-	DIR *directory = opendir(dir);
-	struct dirent *entry;
-	int count = 0;
-
-	if (!directory)
-		return 0;
-	while ((entry = readdir(directory)) != NULL)
-		count += strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0;
-	closedir(directory);
-	return count;
-}
-
-static void assert_file_line(const char *path, const char *expected)
-{
-	char line[512];
-
-	assert_int_equal(files_read_line(path, line, sizeof(line)), 0);
-	assert_string_equal(line, expected);
-}
-
-/* Entries of dir whose name does not start with prefix. */
+/* Entries of dir whose name does not start with prefix (NULL: every one). */
 static int count_entries_but(const char *dir, const char *prefix)
 {
 	DIR *directory = opendir(dir);
@@ -305,9 +283,22 @@ static int count_entries_but(const char *dir, const char *prefix)
 		return 0;
 	while ((entry = readdir(directory)) != NULL)
 		count += strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0 &&
-			 strncmp(entry->d_name, prefix, strlen(prefix)) != 0;
+			 !(prefix && strncmp(entry->d_name, prefix, strlen(prefix)) == 0);
 	closedir(directory);
 	return count;
+}
+
+static int count_entries(const char *dir)
+{
+	return count_entries_but(dir, NULL);
+}
+
+static void assert_file_line(const char *path, const char *expected)
+{
+	char line[512];
+
+	assert_int_equal(files_read_line(path, line, sizeof(line)), 0);
+	assert_string_equal(line, expected);
 }
 
 /* The worktrees git lists for the repository, the tree's own included. */
