@@ -8,6 +8,11 @@
 # temporary files: on a virtual board time only moves inside sleep, ping and
 # iw, so durations come from the uptime file and waits are sleeps.
 #
+# Every process costs (thousands per run, slow to start on some boards), so
+# what runs once per test parses tool output with the shell's own read and
+# case, and does fixed-point arithmetic in milliseconds; awk is for what runs
+# once per run or only on a failure.
+#
 # Values from the command line are never evaluated: they are validated with
 # case patterns, always quoted, and reach awk through -v only when validated
 # as numbers or plain names (free text such as an SSID goes through ENVIRON).
@@ -179,10 +184,65 @@ rb_now() {
 	rb_is_decimal "$rb_now" || rb_now=0
 }
 
-# Prints seconds elapsed since START.
-rb_since() {
+# rb_ms DECIMAL: sets rb_ms to DECIMAL (a validated number of seconds) in
+# whole milliseconds; digits past the third decimal are dropped (uptimes
+# have two).
+rb_ms() {
+	rb_ms_int=${1%%.*}
+	rb_ms_frac=
+	case $1 in *.*) rb_ms_frac=${1#*.} ;; esac
+	rb_ms_frac=${rb_ms_frac}000
+	rb_ms_frac=${rb_ms_frac%"${rb_ms_frac#???}"}
+	while :; do
+		case $rb_ms_int in 0?*) rb_ms_int=${rb_ms_int#0} ;; *) break ;; esac
+	done
+	rb_ms=$((${rb_ms_int:-0} * 1000 + 1$rb_ms_frac - 1000))
+}
+
+# rb_ms_text MS: sets rb_text to MS milliseconds as seconds, "12.340"
+rb_ms_text() {
+	rb_text=
+	rb_ms_abs=$1
+	if [ "$rb_ms_abs" -lt 0 ]; then
+		rb_text=-
+		rb_ms_abs=$((-rb_ms_abs))
+	fi
+	rb_ms_frac=$((rb_ms_abs % 1000))
+	case ${#rb_ms_frac} in
+	1) rb_ms_frac=00$rb_ms_frac ;;
+	2) rb_ms_frac=0$rb_ms_frac ;;
+	esac
+	rb_text=$rb_text$((rb_ms_abs / 1000)).$rb_ms_frac
+}
+
+# rb_elapsed_since START: sets rb_elapsed_ms and rb_elapsed ("2.340", in
+# seconds) to the time since START, an uptime.
+rb_elapsed_since() {
 	rb_now
-	rb_calc 'a - b' "$rb_now" "$1"
+	rb_ms "$rb_now"
+	rb_elapsed_ms=$rb_ms
+	rb_ms "$1"
+	rb_elapsed_ms=$((rb_elapsed_ms - rb_ms))
+	rb_ms_text "$rb_elapsed_ms"
+	rb_elapsed=$rb_text
+}
+
+# ---- reading tool output (no process per line) ---------------------------------
+
+# rb_trim_leading TEXT: sets rb_trimmed to TEXT without its leading blanks
+rb_trim_leading() {
+	rb_trimmed=${1#"${1%%[! 	]*}"}
+}
+
+# rb_count TEXT: sets rb_count to the number TEXT starts with (after blanks),
+# 0 when none, without leading zeros (the shell would read them as octal).
+rb_count() {
+	rb_trim_leading "$1"
+	rb_count=${rb_trimmed%%[!0-9]*}
+	while :; do
+		case $rb_count in 0?*) rb_count=${rb_count#0} ;; *) break ;; esac
+	done
+	[ -n "$rb_count" ] || rb_count=0
 }
 
 # ---- checks of the machine ----------------------------------------------------
@@ -212,17 +272,19 @@ rb_require_interface() {
 
 # ---- kernel log ----------------------------------------------------------------
 
-# Remembers where the kernel log ends now; rb_log_since prints what came after.
+# Remembers where the kernel log ends now; rb_check_log reads what came after.
 rb_log_mark() {
 	rb_mark=$(dmesg 2>/dev/null | awk '{ last = $0 } END { print NR " " last }')
 	rb_mark_count=${rb_mark%% *}
 	rb_mark_last=${rb_mark#* }
 }
 
-# The kernel log lines added since rb_log_mark. The line count finds them; if
-# the ring buffer dropped old lines meanwhile, the last line seen does.
-rb_log_since() {
-	dmesg 2>/dev/null | RB_MARK_LAST=$rb_mark_last awk -v n="$rb_mark_count" '
+# One pass over the kernel log: the lines added since rb_log_mark ("L LINE"),
+# those a failure rule names ("H KIND LINE"), and where the log ends now
+# ("M COUNT LAST"). The line count finds the new lines; if the ring buffer
+# dropped old lines meanwhile, the last line seen does.
+rb_log_read() {
+	dmesg 2>/dev/null | RB_MARK_LAST=$rb_mark_last awk -v n="$rb_mark_count" -v ifc="$rb_iface" '
 		{ line[NR] = $0 }
 		END {
 			last = ENVIRON["RB_MARK_LAST"]; start = 0
@@ -231,7 +293,15 @@ rb_log_since() {
 			else if (n > 0)
 				for (i = NR; i >= 1; i--)
 					if (line[i] == last) { start = i; break }
-			for (i = start + 1; i <= NR; i++) print line[i]
+			for (i = start + 1; i <= NR; i++) {
+				l = line[i]
+				print "L " l
+				if (index(l, ifc ": authentication with ") && l ~ / timed out/) print "H auth_timeout " l
+				else if (index(l, ifc ": Connection to AP ") && l ~ / lost/) print "H connection_lost " l
+				else if (l ~ /Failed to stop TX DMA/) print "H tx_dma_stop " l
+				else if (l ~ /DMA failed to stop|Could not stop RX/) print "H rx_dma_stop " l
+			}
+			print "M " NR " " line[NR]
 		}'
 }
 
@@ -239,12 +309,18 @@ rb_log_since() {
 
 # A test collects diagnostics (printed before its result line, as KTAP
 # wants) and failure kinds; rb_test_end prints them.
+# A test takes the kernel log from where the previous test's reading ended
+# (nothing runs between two tests, and no line falls between them), else from
+# where the log ends now.
 rb_test_begin() {
 	rb_diag=
 	rb_kinds=
 	rb_test_log=
-	rb_log_mark
+	rb_test_hits=
+	[ "$rb_mark_fresh" = 1 ] || rb_log_mark
+	rb_mark_fresh=0
 }
+rb_mark_fresh=0
 
 rb_diag_add() { rb_diag="$rb_diag# $1$RB_NL"; }
 
@@ -294,21 +370,27 @@ rb_kind_total() {
 }
 
 # Reads the kernel log since the test began (adding to what an earlier call
-# read) and adds a failure kind for each line a failure rule names.
+# read, with the lines a failure rule names) and marks where it ends now.
 rb_check_log() {
-	rb_new=$(rb_log_since)
-	rb_log_mark
-	[ -n "$rb_new" ] || return 0
-	rb_test_log="$rb_test_log$rb_new$RB_NL"
+	rb_read=$(rb_log_read)
+	while IFS= read -r rb_line; do
+		case $rb_line in
+		"L "*) rb_test_log="$rb_test_log${rb_line#L }$RB_NL" ;;
+		"H "*) rb_test_hits="$rb_test_hits${rb_line#H }$RB_NL" ;;
+		"M "*)
+			rb_line=${rb_line#M }
+			rb_mark_count=${rb_line%% *}
+			rb_mark_last=${rb_line#* }
+			;;
+		esac
+	done <<EOF
+$rb_read
+EOF
 }
 
-# Classifies the test's kernel log lines; quotes the ones behind a failure.
+# Adds a failure kind for each kernel log line of the test a failure rule
+# names, and quotes the line.
 rb_classify_log() {
-	rb_hits=$(printf '%s' "$rb_test_log" | awk -v ifc="$rb_iface" '
-		index($0, ifc ": authentication with ") && / timed out/ { print "auth_timeout " $0; next }
-		index($0, ifc ": Connection to AP ") && / lost/ { print "connection_lost " $0; next }
-		/Failed to stop TX DMA/ { print "tx_dma_stop " $0; next }
-		/DMA failed to stop|Could not stop RX/ { print "rx_dma_stop " $0; next }')
 	rb_quoted=0
 	while IFS= read -r rb_hit; do
 		[ -n "$rb_hit" ] || continue
@@ -316,7 +398,7 @@ rb_classify_log() {
 		rb_quoted=$((rb_quoted + 1))
 		[ "$rb_quoted" -le "$RB_QUOTE_MAX" ] && rb_diag_add "dmesg: ${rb_hit#* }"
 	done <<EOF
-$rb_hits
+$rb_test_hits
 EOF
 	if [ "$rb_quoted" -gt "$RB_QUOTE_MAX" ]; then
 		rb_diag_add "dmesg: ... $((rb_quoted - RB_QUOTE_MAX)) more such lines"
@@ -344,6 +426,7 @@ EOF
 # rb_test_end NUMBER NAME: prints the diagnostics and the result line.
 rb_test_end() {
 	rb_check_log
+	rb_mark_fresh=1
 	rb_classify_log
 	if [ -n "$rb_kinds" ]; then
 		rb_quote_context
@@ -395,14 +478,36 @@ rb_ktap_begin() {
 # ---- link state --------------------------------------------------------------------
 
 # 0 when the interface is associated with the SSID; sets rb_link_bssid.
+# `iw dev IFACE link` says "Connected to BSSID (on IFACE)" and "\tSSID: NAME".
 rb_associated() {
-	rb_link=$(iw dev "$rb_iface" link 2>/dev/null | awk '
-		/^Connected to / { bssid = $3 }
-		/^[ \t]*SSID: / { sub(/^[ \t]*SSID: /, ""); ssid = $0 }
-		END { if (bssid != "") print bssid " " ssid }')
-	[ -n "$rb_link" ] || return 1
-	rb_link_bssid=${rb_link%% *}
-	[ "${rb_link#* }" = "$rb_ssid" ]
+	rb_link=$(iw dev "$rb_iface" link 2>/dev/null)
+	rb_link_bssid=
+	rb_link_ssid=
+	while IFS= read -r rb_line; do
+		case $rb_line in
+		"Connected to "*)
+			rb_trim_leading "${rb_line#Connected to }"
+			rb_link_bssid=${rb_trimmed%%[ 	]*}
+			;;
+		*)
+			rb_trim_leading "$rb_line"
+			case $rb_trimmed in "SSID: "*) rb_link_ssid=${rb_trimmed#SSID: } ;; esac
+			;;
+		esac
+	done <<EOF
+$rb_link
+EOF
+	[ -n "$rb_link_bssid" ] && [ "$rb_link_ssid" = "$rb_ssid" ]
+}
+
+# rb_last_words TEXT: sets rb_last_words to TEXT's last line that is not blank
+rb_last_words() {
+	rb_last_words=
+	while IFS= read -r rb_line; do
+		case $rb_line in *[!\ \	]*) rb_last_words=$rb_line ;; esac
+	done <<EOF
+$1
+EOF
 }
 
 # rb_connect_once scan|same-channel: one `iw connect -w`; its last line of
@@ -413,7 +518,8 @@ rb_connect_once() {
 	else
 		rb_out=$(iw dev "$rb_iface" connect -w "$rb_ssid" 2>&1)
 	fi
-	rb_connect_said=$(printf '%s\n' "$rb_out" | awk 'NF { l = $0 } END { print l }')
+	rb_last_words "$rb_out"
+	rb_connect_said=$rb_last_words
 }
 
 # rb_reconnect KIND START: connects (first as KIND, retries with a scan, as a
@@ -429,16 +535,17 @@ rb_reconnect() {
 		rb_connect_attempts=$((rb_connect_attempts + 1))
 		rb_connect_once "$rb_kind"
 		if rb_associated; then
-			rb_reconnect_time=$(rb_since "$rb_start")
-			rb_le "$rb_reconnect_time" "$RB_RECONNECT_LIMIT" && return 0
+			rb_elapsed_since "$rb_start"
+			rb_reconnect_time=$rb_elapsed
+			[ "$rb_elapsed_ms" -gt $((RB_RECONNECT_LIMIT * 1000)) ] || return 0
 			rb_diag_add "associated only after $rb_reconnect_time s (limit $RB_RECONNECT_LIMIT s)"
 			return 1
 		fi
 		# the first attempts say why; the summary below counts the rest
 		[ "$rb_connect_attempts" -gt 5 ] ||
 			rb_diag_add "connect attempt $rb_connect_attempts ($rb_kind): ${rb_connect_said:-no output}"
-		rb_elapsed=$(rb_since "$rb_start")
-		if rb_ge "$rb_elapsed" "$RB_RECONNECT_LIMIT" || [ "$rb_connect_attempts" -ge 200 ]; then
+		rb_elapsed_since "$rb_start"
+		if [ "$rb_elapsed_ms" -ge $((RB_RECONNECT_LIMIT * 1000)) ] || [ "$rb_connect_attempts" -ge 200 ]; then
 			rb_diag_add "not associated with $rb_ssid within $RB_RECONNECT_LIMIT s ($rb_connect_attempts attempts, $rb_elapsed s)"
 			return 1
 		fi
@@ -458,8 +565,6 @@ rb_reconnect_test() {
 	rb_diag_add "metric reconnect_time=$rb_reconnect_time s"
 	[ "$rb_connect_attempts" -eq 1 ] || rb_diag_add "associated after $rb_connect_attempts connect attempts"
 }
-
-rb_le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
 
 # rb_setup: interface up and associated (retrying up to the limit), before
 # the plan is printed. Sets rb_setup_ok (1/0) and leaves diagnostics in
@@ -539,22 +644,24 @@ rb_report_reconnect_times() {
 
 # Reads tx packets/retries/failed of the AP station into rb_sta_p/r/f;
 # 1 (and zeros) when not associated.
+# The first station's lines: "Station BSSID (on IFACE)", "\ttx packets:\tN".
 rb_station_read() {
-	rb_sta=$(iw dev "$rb_iface" station dump 2>/dev/null | awk -F: '
-		/^Station / { n++ }
-		n == 1 && /^[ \t]*tx packets:/ { p = $2 + 0 }
-		n == 1 && /^[ \t]*tx retries:/ { r = $2 + 0 }
-		n == 1 && /^[ \t]*tx failed:/ { f = $2 + 0 }
-		END { if (n) printf "%d %d %d\n", p, r, f }')
-	if [ -z "$rb_sta" ]; then
-		rb_sta_p=0 rb_sta_r=0 rb_sta_f=0
-		return 1
-	fi
-	rb_sta_p=${rb_sta%% *}
-	rb_sta_rest=${rb_sta#* }
-	rb_sta_r=${rb_sta_rest%% *}
-	rb_sta_f=${rb_sta_rest#* }
-	return 0
+	rb_sta=$(iw dev "$rb_iface" station dump 2>/dev/null)
+	rb_sta_p=0 rb_sta_r=0 rb_sta_f=0
+	rb_sta_n=0
+	while IFS= read -r rb_line; do
+		case $rb_line in "Station "*) rb_sta_n=$((rb_sta_n + 1)) ;; esac
+		[ "$rb_sta_n" -eq 1 ] || continue
+		rb_trim_leading "$rb_line"
+		case $rb_trimmed in
+		"tx packets:"*) rb_count "${rb_trimmed#*:}" && rb_sta_p=$rb_count ;;
+		"tx retries:"*) rb_count "${rb_trimmed#*:}" && rb_sta_r=$rb_count ;;
+		"tx failed:"*) rb_count "${rb_trimmed#*:}" && rb_sta_f=$rb_count ;;
+		esac
+	done <<EOF
+$rb_sta
+EOF
+	[ "$rb_sta_n" -gt 0 ]
 }
 
 rb_tx_p_total=0
@@ -619,21 +726,36 @@ rb_ping() {
 	rb_expect=$1
 	shift
 	rb_out=$(ping "$@" 2>&1)
-	rb_pstat=$(printf '%s\n' "$rb_out" | awk '
-		/packets transmitted/ {
-			tx = $1
-			for (i = 2; i <= NF; i++)
-				if ($i ~ /^received/) rx = ($(i - 1) ~ /^[0-9]+$/) ? $(i - 1) : $(i - 2)
-			print tx + 0, rx + 0
-		}')
+	rb_pstat=
+	rb_ping_said=
+	while IFS= read -r rb_line; do
+		case $rb_line in
+		*"packets transmitted"*) rb_pstat=$rb_line ;;
+		*[!\ \	]*) [ -n "$rb_ping_said" ] || rb_ping_said=$rb_line ;;
+		esac
+	done <<EOF
+$rb_out
+EOF
 	if [ -n "$rb_pstat" ]; then
-		rb_ping_tx=${rb_pstat%% *}
-		rb_ping_rx=${rb_pstat#* }
+		# "5 packets transmitted, 4 received, ..." (busybox: "4 packets received")
+		rb_count "$rb_pstat"
+		rb_ping_tx=$rb_count
+		rb_ping_rx=0
+		case $rb_pstat in
+		*received*)
+			rb_before=${rb_pstat%%received*}
+			rb_before=${rb_before%"${rb_before##*[! ]}"}
+			case ${rb_before##* } in
+			*[!0-9]* | '') rb_before=${rb_before% *} ;;
+			esac
+			rb_count "${rb_before##* }"
+			rb_ping_rx=$rb_count
+			;;
+		esac
 		rb_ping_said=
 	else
 		rb_ping_tx=$rb_expect
 		rb_ping_rx=0
-		rb_ping_said=$(printf '%s\n' "$rb_out" | awk 'NF { print; exit }')
 	fi
 }
 
@@ -674,13 +796,15 @@ rb_power_sample() {
 	[ -n "$rb_meter" ] && [ -r "$rb_meter/power1_input" ] || return 0
 	read -r rb_p <"$rb_meter/power1_input" || return 0
 	rb_is_uint "$rb_p" || return 0
-	rb_power_sum=$(rb_calc 'a + b' "$rb_power_sum" "$rb_p" '%.0f')
+	rb_count "$rb_p"
+	rb_power_sum=$((rb_power_sum + rb_count))
 	rb_power_n=$((rb_power_n + 1))
 }
 
 # duration, energy and average power of the run.
 rb_power_report() {
-	rb_duration=$(rb_since "$rb_power_t0")
+	rb_elapsed_since "$rb_power_t0"
+	rb_duration=$rb_elapsed
 	rb_metric duration "$rb_duration" s
 	if [ -z "$rb_meter" ]; then
 		echo "# no power meter (no hwmon device named ath9k_power): energy and power not measured"

@@ -73,7 +73,11 @@ while [ "$n" -le "$phases" ]; do
 	len=$phase
 	left=$((duration - (n - 1) * phase))
 	[ "$left" -ge "$len" ] || len=$left
-	count=$(awk -v len="$len" -v i="$interval" 'BEGIN { c = int(len / i + 0.5); print c < 1 ? 1 : c }')
+	# pings per phase (awk: the interval is a decimal); phases share a length
+	if [ "$len" != "${count_len:-}" ]; then
+		count=$(awk -v len="$len" -v i="$interval" 'BEGIN { c = int(len / i + 0.5); print c < 1 ? 1 : c }')
+		count_len=$len
+	fi
 	rb_test_begin
 	rb_station_begin
 	rb_ping "$count" -q -i "$interval" -c "$count" -W 1 "$rb_target"

@@ -614,5 +614,64 @@ check "debugfs: the reset file of current kernels, DMA stop errors included" eva
 	 sed "1,/^--$/d" "$tmp/dfs.out" | grep -qx "rx_dma_stop_error 1" && sed "1,/^--$/d" "$tmp/dfs.out" | grep -qx "tx_hw_error 1" &&
 	 [ "$(sed "1,/^--$/d" "$tmp/dfs.out" | wc -l)" -eq 13 ]'
 
+# ---- lib.sh's readers of tool output (the shell's read and case, no awk) -------------
+# Stand-in functions shadow the tools, with the formats the real ones print.
+has_line() { grep -qxF -- "$2" "$1"; }	# has_line FILE LINE: the line, literally
+
+echo 100.05 90.00 >"$tmp/readers.uptime"
+lib_run readers '
+	ping() { printf "%s\n" "PING 127.80.2.1 56(84) bytes of data." "" "--- 127.80.2.1 ping statistics ---" \
+		"5 packets transmitted, 4 received, +1 errors, 20% packet loss, time 4005ms"; }
+	rb_ping 5 -c 5 x; echo "iputils $rb_ping_tx $rb_ping_rx [$rb_ping_said]"
+	ping() { printf "%s\n" "--- 127.80.2.1 ping statistics ---" "5 packets transmitted, 3 packets received, 40% packet loss"; }
+	rb_ping 5 -c 5 x; echo "busybox $rb_ping_tx $rb_ping_rx"
+	ping() { printf "%s\n" "" "ping: connect: Network is unreachable"; }
+	rb_ping 7 -c 7 x; echo "none $rb_ping_tx $rb_ping_rx [$rb_ping_said]"
+	iw() { printf "Station 00:0b:6b:de:ad:01 (on wlan0)\n\ttx packets:\t010\n\ttx retries:\t2\n\ttx failed:\t1\n"
+		printf "Station 00:0b:6b:de:ad:02 (on wlan0)\n\ttx packets:\t99\n\ttx retries:\t98\n\ttx failed:\t97\n"; }
+	rb_station_read && echo "station $rb_sta_p $rb_sta_r $rb_sta_f"
+	iw() { :; }
+	rb_station_read || echo "no station $rb_sta_p $rb_sta_r $rb_sta_f"
+	iw() { printf "Connected to 00:0b:6b:de:ad:01 (on wlan0)\n\tSSID: rackbisect ap 2\n\tfreq: 2437\n"; }
+	rb_ssid="rackbisect ap 2"; rb_associated && echo "link $rb_link_bssid [$rb_link_ssid]"
+	rb_ssid=rackbisect; rb_associated || echo "other ssid"
+	rb_elapsed_since 99.5; echo "elapsed $rb_elapsed"
+	rb_elapsed_since 100.5; echo "elapsed $rb_elapsed"
+	rb_elapsed_since 2; echo "elapsed $rb_elapsed $rb_elapsed_ms"'
+check "readers: iputils ping statistics (with errors)" has_line "$tmp/readers.out" "iputils 5 4 []"
+check "readers: busybox ping statistics" has_exact "$tmp/readers.out" "busybox 5 3"
+check "readers: a ping without statistics counts the packets lost and says why" \
+	has_line "$tmp/readers.out" "none 7 0 [ping: connect: Network is unreachable]"
+check "readers: the first station's counters of a station dump, as numbers" has_exact "$tmp/readers.out" "station 10 2 1"
+check "readers: no station is 1 with zeros" has_exact "$tmp/readers.out" "no station 0 0 0"
+check "readers: the link's BSSID and an SSID with spaces" has_line "$tmp/readers.out" "link 00:0b:6b:de:ad:01 [rackbisect ap 2]"
+check "readers: associated with another SSID is not associated" has_exact "$tmp/readers.out" "other ssid"
+check "readers: elapsed time in milliseconds, printed as seconds" eval \
+	'has_exact "$tmp/readers.out" "elapsed 0.550" && has_exact "$tmp/readers.out" "elapsed -0.450" &&
+	 has_exact "$tmp/readers.out" "elapsed 98.050 98050"'
+
+# The kernel log, read once per test end: a line logged between two tests
+# belongs to the next one; a ring buffer that dropped old lines is found by
+# the last line seen.
+printf '%s\n' "boot 1" "boot 2" >"$tmp/klog"
+echo 1 >"$tmp/log.uptime"
+lib_run log '
+	dmesg() { cat "$T/klog"; }
+	rb_test_begin; echo "wlan0: authentication with 00:0b:6b:de:ad:01 timed out" >>"$T/klog"
+	rb_test_end 1 one
+	echo "ath: phy0: Failed to stop TX DMA, queues=0x004!" >>"$T/klog"
+	rb_test_begin; rb_test_end 2 two
+	printf "%s\n" "ath: phy0: Failed to stop TX DMA, queues=0x004!" "wlan0: Connection to AP 00:0b:6b:de:ad:01 lost" >"$T/klog"
+	rb_test_begin; rb_test_end 3 three
+	rb_test_begin; rb_test_end 4 four'
+check "kernel log: each test quotes its own lines" eval \
+	'sed -n "1,/^not ok 1 /p" "$tmp/log.out" | grep -q "^# dmesg: wlan0: authentication with .* timed out" &&
+	 ! sed -n "1,/^not ok 1 /p" "$tmp/log.out" | grep -q "TX DMA"'
+check "kernel log: a line logged between two tests goes to the next" eval \
+	'sed -n "/^not ok 1 /,/^not ok 2 /p" "$tmp/log.out" | grep -q "^# failed: tx_dma_stop$"'
+check "kernel log: after the ring buffer dropped lines, the lines after the last one seen" eval \
+	'sed -n "/^not ok 2 /,/^not ok 3 /p" "$tmp/log.out" | grep -q "^# failed: connection_lost$"'
+check "kernel log: nothing new, the test is ok" has_exact "$tmp/log.out" "ok 4 four"
+
 echo "# $assertions assertions, $failures failed"
 [ "$failures" -eq 0 ]
