@@ -57,6 +57,8 @@ struct run {
 
 	struct transport *transport;	/* the session steps run on */
 	struct transport *probe;	/* the watchdog's second opinion */
+	bool probe_connected;		/* kept between probes of one workload */
+	bool probe_reused;		/* the probe in flight runs on a kept connection */
 	uv_timer_t retry_timer;
 	uv_timer_t watchdog;
 	unsigned int open_handles;
@@ -501,8 +503,19 @@ static void stop_probe(struct run *run)
 {
 	uv_timer_stop(&run->watchdog);
 	run->probing = false;
+	run->probe_connected = false;
 	drop_transport(&run->probe);
 }
+
+static uint64_t probe_timeout_ms(const struct run *run)
+{
+	return run->hang_timeout_ms < PROBE_CONNECT_TIMEOUT_MS
+		? run->hang_timeout_ms : PROBE_CONNECT_TIMEOUT_MS;
+}
+
+static void start_fresh_probe(struct run *run);
+
+static const char *const probe_argv[] = { "true", NULL };
 
 static void on_hang_recovered(struct run *run, int status, const char *error_text)
 {
@@ -529,19 +542,25 @@ static void on_probe_exec(struct transport *transport, const struct transport_ex
 	if (!run->probing)
 		return;
 	run->probing = false;
-	if (result->status == 0) {
+	if (result->status == 0)
+		return;	/* alive: the workload is just long; the connection serves the next probe */
+	if (result->status != -ETIMEDOUT && run->probe_reused) {
+		/* the kept connection broke without the board going silent (sshd
+		 * restarted, a reset): only a fresh one can say */
+		run->probe_connected = false;
 		drop_transport(&run->probe);
-		return;	/* alive: the workload is just long */
+		start_fresh_probe(run);
+		return;
 	}
-	snprintf(why, sizeof(why), "no result for %" PRIu64 " s and a fresh SSH session cannot run a "
-		 "command: %s", run->hang_timeout_ms / 1000, result->error_text ? result->error_text : "");
+	snprintf(why, sizeof(why), "no result for %" PRIu64 " s and %s SSH session cannot run a "
+		 "command: %s", run->hang_timeout_ms / 1000, run->probe_reused ? "the watchdog's" : "a fresh",
+		 result->error_text ? result->error_text : "");
 	declare_hang(run, why);
 }
 
 static void on_probe_connected(struct transport *transport, int status, const char *error_text,
 			       void *data)
 {
-	static const char *const true_argv[] = { "true", NULL };
 	struct run *run = data;
 	char why[700];
 	int rc;
@@ -554,23 +573,21 @@ static void on_probe_connected(struct transport *transport, int status, const ch
 		declare_hang(run, why);
 		return;
 	}
-	rc = transport->ops->exec(transport, true_argv, PROBE_CONNECT_TIMEOUT_MS, on_probe_exec, run);
+	run->probe_connected = true;
+	rc = transport->ops->exec(transport, probe_argv, PROBE_CONNECT_TIMEOUT_MS, on_probe_exec, run);
 	if (rc) {
 		run->probing = false;
+		run->probe_connected = false;
 		drop_transport(&run->probe);
 	}
 }
 
-static void on_watchdog(uv_timer_t *timer)
+/* A new SSH connection, then `true` on it. */
+static void start_fresh_probe(struct run *run)
 {
-	struct run *run = timer->data;
-	uint64_t timeout = run->hang_timeout_ms < PROBE_CONNECT_TIMEOUT_MS
-		? run->hang_timeout_ms : PROBE_CONNECT_TIMEOUT_MS;
-	int rc;
+	int rc = new_session(run, &run->probe, probe_timeout_ms(run));
 
-	if (run->phase != PHASE_WORKLOAD || run->probing)
-		return;
-	rc = new_session(run, &run->probe, timeout);
+	run->probe_reused = false;
 	if (!rc)
 		rc = run->probe->ops->connect(run->probe, on_probe_connected, run);
 	if (rc) {
@@ -578,6 +595,33 @@ static void on_watchdog(uv_timer_t *timer)
 		return;
 	}
 	run->probing = true;
+}
+
+/* `true` on the connection an earlier probe of this workload opened: a
+ * board that answers it is alive, and no sshd starts for it. One that does
+ * not answer in time is as silent as one that refuses a new connection. */
+static void probe_again(struct run *run)
+{
+	run->probe_reused = true;
+	if (run->probe->ops->exec(run->probe, probe_argv, probe_timeout_ms(run), on_probe_exec, run)) {
+		run->probe_connected = false;
+		drop_transport(&run->probe);
+		start_fresh_probe(run);
+		return;
+	}
+	run->probing = true;
+}
+
+static void on_watchdog(uv_timer_t *timer)
+{
+	struct run *run = timer->data;
+
+	if (run->phase != PHASE_WORKLOAD || run->probing)
+		return;
+	if (run->probe && run->probe_connected)
+		probe_again(run);
+	else
+		start_fresh_probe(run);
 }
 
 static char **split_lines(const char *text, size_t *count)

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <cmocka.h>
 #include <dirent.h>
 #include <errno.h>
@@ -26,6 +27,7 @@
 #include "log.h"
 #include "run.h"
 #include "store.h"
+#include "power/power.h"
 #include "transport/transport.h"
 
 #define REMOTE_TMP "/tmp/"
@@ -35,11 +37,23 @@
 static char shared_tmp[128];	/* what the boards see as /tmp */
 static char output_dir[128];	/* where an exec's stdout and stderr go */
 static unsigned int exec_count;
+static unsigned int connect_count;	/* connections opened, the run's and the watchdog's */
+static unsigned int probe_count;	/* `true`: the watchdog's probes */
+/* the board goes silent after this many probes (0: never): a probe gets no
+ * answer, as from a board whose kernel froze */
+static unsigned int probes_before_silence;
+
+#define MAX_PENDING 16
+
+struct local_request;
 
 struct local_transport {
 	struct transport base;
 	bool closed;
 	unsigned int requests;		/* in flight: the instance lives until they end */
+	/* not answered yet: closing answers them -ECANCELED at once, as the
+	 * SSH transport does (their caller may be gone by the time they end) */
+	struct local_request *pending[MAX_PENDING];
 };
 
 enum local_kind { LOCAL_CONNECT, LOCAL_EXEC, LOCAL_UPLOAD, LOCAL_DMESG };
@@ -53,6 +67,8 @@ struct local_request {
 	} handle;
 	int status;
 	int exit_status;
+	bool silent;			/* no answer: -ETIMEDOUT once the timeout passes */
+	bool answered;
 	char stdout_path[192];
 	char stderr_path[192];
 	transport_connect_cb connect_callback;
@@ -116,6 +132,15 @@ static char *read_all(const char *path, size_t *length)
 	return text;
 }
 
+static void forget_pending(struct local_request *request)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_PENDING; i++)
+		if (request->owner->pending[i] == request)
+			request->owner->pending[i] = NULL;
+}
+
 static void deliver(struct local_request *request)
 {
 	struct transport *base = request->owner->closed ? NULL : &request->owner->base;
@@ -123,6 +148,11 @@ static void deliver(struct local_request *request)
 	char *out = NULL, *err = NULL;
 	size_t out_length = 0, err_length = 0;
 	char board_tmp[160];
+
+	if (request->answered)
+		return;
+	request->answered = true;
+	forget_pending(request);
 
 	switch (request->kind) {
 	case LOCAL_CONNECT:
@@ -167,6 +197,8 @@ static void on_request_timer(uv_timer_t *timer)
 {
 	struct local_request *request = timer->data;
 
+	if (request->silent)
+		request->status = -ETIMEDOUT;
 	deliver(request);
 	uv_close((uv_handle_t *)timer, on_request_handle_closed);
 }
@@ -192,6 +224,12 @@ static struct local_request *new_local_request(struct transport *base, enum loca
 	request->data = data;
 	request->handle.timer.data = request;
 	transport->requests++;
+	for (unsigned int i = 0; i < MAX_PENDING; i++)
+		if (!transport->pending[i]) {
+			transport->pending[i] = request;
+			return request;
+		}
+	fail_msg("more than %d requests in flight on one transport", MAX_PENDING);
 	return request;
 }
 
@@ -222,6 +260,7 @@ static int local_connect(struct transport *base, transport_connect_cb callback, 
 {
 	struct local_request *request = new_local_request(base, LOCAL_CONNECT, data);
 
+	connect_count++;
 	request->connect_callback = callback;
 	return complete_soon(request);
 }
@@ -236,13 +275,24 @@ static int local_exec(struct transport *base, const char *const *argv, uint64_t 
 	uv_stdio_container_t stdio[3];
 	int i, out_fd, err_fd, rc;
 
-	(void)timeout_ms;
 	/* the board's kernel log: empty, and readable wherever the test runs */
 	if (strcmp(argv[0], "dmesg") == 0) {
 		request = new_local_request(base, LOCAL_DMESG, data);
 		request->exec_callback = callback;
 		return complete_soon(request);
 	}
+	if (strcmp(argv[0], "true") == 0 && probes_before_silence &&
+	    ++probe_count > probes_before_silence) {
+		request = new_local_request(base, LOCAL_DMESG, data);
+		request->exec_callback = callback;
+		request->silent = true;
+		uv_timer_init(base->loop, &request->handle.timer);
+		request->handle.timer.data = request;
+		uv_timer_start(&request->handle.timer, on_request_timer, timeout_ms, 0);
+		return 0;
+	}
+	if (strcmp(argv[0], "true") == 0 && !probes_before_silence)
+		probe_count++;
 	request = new_local_request(base, LOCAL_EXEC, data);
 	request->exec_callback = callback;
 	for (i = 0; argv[i] && i < 32; i++) {
@@ -303,6 +353,16 @@ static void local_close(struct transport *base, transport_close_cb callback, voi
 	struct local_transport *transport = (struct local_transport *)base;
 
 	transport->closed = true;
+	for (unsigned int i = 0; i < MAX_PENDING; i++) {
+		struct local_request *request = transport->pending[i];
+
+		if (!request)
+			continue;
+		/* the remote command dies with its channel */
+		if (request->kind == LOCAL_EXEC)
+			uv_process_kill(&request->handle.process, SIGKILL);
+		deliver(request);
+	}
 	local_free_if_done(transport);
 	if (callback)
 		callback(NULL, data);
@@ -315,6 +375,19 @@ static const struct transport_ops local_transport_ops = {
 	.exec = local_exec,
 	.upload = local_upload,
 	.close = local_close,
+};
+
+/* A power switch that cannot switch: a run recovering from a hang ends there. */
+static int broken_power_request(struct power *power, enum power_action action,
+				uint64_t timeout_ms, power_cb callback, void *data)
+{
+	(void)power, (void)action, (void)timeout_ms, (void)callback, (void)data;
+	return -EIO;
+}
+
+static const struct power_ops broken_power_ops = {
+	.name = "broken",
+	.request = broken_power_request,
 };
 
 /* ---- fixture --------------------------------------------------------------- */
@@ -336,6 +409,8 @@ struct fixture {
 	struct board board[BOARDS];
 	struct run_report report[BOARDS];
 	unsigned int done;
+	struct power power;
+	FILE *events;			/* the log's lines */
 };
 
 static void write_text(const char *dir, const char *name, const char *text)
@@ -369,7 +444,11 @@ static int setup(void **state)
 	snprintf(path, sizeof(path), "%s/state.db", f->dir);
 	assert_int_equal(store_open(path, &f->store), 0);
 	assert_int_equal(uv_loop_init(&f->loop), 0);
-	log_init(&f->log, stderr, false, f->store);
+	f->events = tmpfile();
+	assert_non_null(f->events);
+	log_init(&f->log, f->events, false, f->store);
+	f->power = (struct power){ .ops = &broken_power_ops, .loop = &f->loop };
+	connect_count = probe_count = probes_before_silence = 0;
 	/* the boards already run the kernel under test, cleanly: no boot */
 	assert_int_equal(uname(&host), 0);
 	snprintf(f->release, sizeof(f->release), "%s", host.release);
@@ -393,6 +472,7 @@ static int setup(void **state)
 					      .known_hosts_file = "none",
 					      .connect_timeout_ms = 5000 },
 			.transport_ops = &local_transport_ops,
+			.power = &f->power,
 		};
 		snprintf(f->board[i].clean_release, sizeof(f->board[i].clean_release), "%s",
 			 f->release);
@@ -412,6 +492,7 @@ static int teardown(void **state)
 	for (i = 0; i < BOARDS; i++)
 		board_capture_reset(&f->board[i]);
 	store_close(f->store);
+	fclose(f->events);
 	snprintf(command, sizeof(command), "rm -rf '%s'", f->dir);
 	assert_int_equal(system(command), 0);
 	free(f);
@@ -545,12 +626,79 @@ static void test_workload_stderr_and_exit_status_are_kept(void **state)
 	assert_int_equal(workload_dirs_left(), 0);
 }
 
+/* The log's lines so far (the caller frees them). */
+static char *events_text(struct fixture *f)
+{
+	long length;
+	char *text;
+
+	fflush(f->events);
+	length = ftell(f->events);
+	assert_true(length >= 0);
+	text = calloc(1, (size_t)length + 1);
+	assert_non_null(text);
+	rewind(f->events);
+	assert_int_equal(fread(text, 1, (size_t)length, f->events), (size_t)length);
+	return text;
+}
+
+/*
+ * A workload silent for longer than the hang limit is probed once per limit.
+ * Every probe after the first runs on the connection the first one opened:
+ * a new connection per probe started an sshd per probe, and most of a lab's
+ * SSH connections were the watchdog's.
+ */
+static void test_watchdog_probes_reuse_one_connection(void **state)
+{
+	struct fixture *f = *state;
+
+	f->lab_board[0].hang_timeout_seconds = 1;
+	write_text(f->workload_dir[0], "lib.sh", "");
+	write_text(f->workload_dir[0], "wt.sh", "sleep 3.5\nprintf 'KTAP version 1\\n1..1\\nok 1 long\\n'\n");
+	run_on_every_board(f, 1);
+	assert_int_equal(f->report[0].outcome, VERDICT_PASS);
+	if (probe_count < 2)
+		fail_msg("%u probes in a 3.5 s workload with a 1 s hang limit", probe_count);
+	/* the run's connection and the watchdog's one */
+	assert_int_equal(connect_count, 2);
+}
+
+/* A board that stops answering on the watchdog's kept connection is hung, as
+ * one that refuses a new connection is, and as soon. */
+static void test_a_board_silent_on_the_kept_probe_connection_is_hung(void **state)
+{
+	struct fixture *f = *state;
+	char *events;
+
+	f->lab_board[0].hang_timeout_seconds = 1;
+	probes_before_silence = 1;
+	write_text(f->workload_dir[0], "lib.sh", "");
+	write_text(f->workload_dir[0], "wt.sh", "sleep 5\nprintf 'KTAP version 1\\n1..1\\nok 1 long\\n'\n");
+	run_on_every_board(f, 1);
+	assert_int_equal(f->report[0].outcome, VERDICT_FAIL);
+	events = events_text(f);
+	if (!strstr(f->report[0].summary, "hang") ||
+	    !strstr(events, "the watchdog's SSH session cannot run a command")) {
+		char printed[2048];
+
+		snprintf(printed, sizeof(printed), "%s", events);
+		free(events);
+		fail_msg("summary '%s', events:\n%s", f->report[0].summary, printed);
+	}
+	free(events);
+	assert_int_equal(connect_count, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_runs_on_boards_sharing_tmp_run_their_own_upload,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workload_stderr_and_exit_status_are_kept,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_watchdog_probes_reuse_one_connection,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_board_silent_on_the_kept_probe_connection_is_hung,
 						setup, teardown),
 	};
 
