@@ -118,15 +118,18 @@ $(BUILD)/asan/tests/%: $(BUILD)/asan/obj/tests/unit/%.o $(call objs,$(BUILD)/asa
 unit-tests: $(addprefix $(BUILD)/asan/tests/,$(UNIT_TESTS))
 
 # ---- the commands README.md promises ---------------------------------------
+# They run kernel builds (`make` in model kernel trees): those must not see
+# this make's -j and jobserver in MAKEFLAGS (they would warn and run -j1).
+RUN_CLEAN := MAKEFLAGS= MFLAGS= MAKELEVEL=
 check: $(DEPS_STAMP) all $(BUILD)/asan/rackbisect $(BUILD)/asan/rackbisect-vlab unit-tests
-	@sh tests/run-all.sh $(BUILD)
+	@$(RUN_CLEAN) sh tests/run-all.sh $(BUILD)
 
 demo: $(DEPS_STAMP) all
-	@bash drivers/virtual/demo.sh $(CURDIR)/$(BUILD)
+	@$(RUN_CLEAN) bash drivers/virtual/demo.sh $(CURDIR)/$(BUILD)
 
 bench: $(DEPS_STAMP) all $(BUILD)/bench/bench_sim $(BUILD)/bench/bench_fanout \
 	$(BUILD)/bench/bench_bisect
-	@bash tests/bench/run.sh $(CURDIR)/$(BUILD)
+	@$(RUN_CLEAN) bash tests/bench/run.sh $(CURDIR)/$(BUILD)
 
 clean:
 	rm -rf $(BUILD)
