@@ -15,8 +15,11 @@ DEBIAN_PACKAGES := gcc make pkg-config git libc6-dev \
 
 # Build on every core unless told otherwise (`make -j1` still wins): a serial
 # build of the programs, their sanitized twins and the unit tests takes
-# minutes of `make check`.
+# minutes of `make check`. Only at the top: a sub-make (`make deps`) shares
+# the top one's jobs, and forcing -j there resets them, with a warning.
+ifeq ($(MAKELEVEL),0)
 MAKEFLAGS += -j$(shell nproc)
+endif
 
 WARNINGS  := -Wall -Wextra -Werror
 CPPFLAGS  := -D_GNU_SOURCE -Isrc -Idrivers -I$(BUILD)/gen
