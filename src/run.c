@@ -56,8 +56,9 @@ struct run {
 	enum run_phase phase;
 
 	struct transport *transport;	/* the session steps run on */
-	struct transport *probe;	/* the watchdog's second opinion */
-	bool probe_connected;		/* kept between probes of one workload */
+	/* the watchdog's second opinion; between probes of one workload it is
+	 * the connection the first one opened (one that failed is dropped) */
+	struct transport *probe;
 	bool probe_reused;		/* the probe in flight runs on a kept connection */
 	uv_timer_t retry_timer;
 	uv_timer_t watchdog;
@@ -503,7 +504,6 @@ static void stop_probe(struct run *run)
 {
 	uv_timer_stop(&run->watchdog);
 	run->probing = false;
-	run->probe_connected = false;
 	drop_transport(&run->probe);
 }
 
@@ -547,7 +547,6 @@ static void on_probe_exec(struct transport *transport, const struct transport_ex
 	if (result->status != -ETIMEDOUT && run->probe_reused) {
 		/* the kept connection broke without the board going silent (sshd
 		 * restarted, a reset): only a fresh one can say */
-		run->probe_connected = false;
 		drop_transport(&run->probe);
 		start_fresh_probe(run);
 		return;
@@ -573,11 +572,9 @@ static void on_probe_connected(struct transport *transport, int status, const ch
 		declare_hang(run, why);
 		return;
 	}
-	run->probe_connected = true;
 	rc = transport->ops->exec(transport, probe_argv, PROBE_CONNECT_TIMEOUT_MS, on_probe_exec, run);
 	if (rc) {
 		run->probing = false;
-		run->probe_connected = false;
 		drop_transport(&run->probe);
 	}
 }
@@ -604,7 +601,6 @@ static void probe_again(struct run *run)
 {
 	run->probe_reused = true;
 	if (run->probe->ops->exec(run->probe, probe_argv, probe_timeout_ms(run), on_probe_exec, run)) {
-		run->probe_connected = false;
 		drop_transport(&run->probe);
 		start_fresh_probe(run);
 		return;
@@ -618,7 +614,7 @@ static void on_watchdog(uv_timer_t *timer)
 
 	if (run->phase != PHASE_WORKLOAD || run->probing)
 		return;
-	if (run->probe && run->probe_connected)
+	if (run->probe)
 		probe_again(run);
 	else
 		start_fresh_probe(run);
