@@ -76,16 +76,22 @@ rb_is_decimal() {
 	return 0
 }
 
+# rb_no_leading_zeros DIGITS: sets rb_digits to DIGITS without leading zeros
+# ("0" stays), so that $(( )) does not read them as octal
+rb_no_leading_zeros() {
+	rb_digits=$1
+	while :; do
+		case $rb_digits in 0?*) rb_digits=${rb_digits#0} ;; *) break ;; esac
+	done
+}
+
 # rb_need_uint OPTION VALUE MIN
 rb_need_uint() {
 	rb_is_uint "$2" || rb_usage_error "$1 needs a whole number, not '$2'"
-	# strip leading zeros so that $(( )) does not read octal
-	while :; do
-		case $2 in 0?*) set -- "$1" "${2#0}" "$3" ;; *) break ;; esac
-	done
-	[ "${#2}" -le 9 ] || rb_usage_error "$1 is too large: $2"
-	[ "$2" -ge "$3" ] || rb_usage_error "$1 must be at least $3"
-	rb_uint=$2
+	rb_no_leading_zeros "$2"
+	[ "${#rb_digits}" -le 9 ] || rb_usage_error "$1 is too large: $rb_digits"
+	[ "$rb_digits" -ge "$3" ] || rb_usage_error "$1 must be at least $3"
+	rb_uint=$rb_digits
 }
 
 # rb_need_decimal OPTION VALUE: a number of seconds > 0
@@ -193,10 +199,8 @@ rb_ms() {
 	case $1 in *.*) rb_ms_frac=${1#*.} ;; esac
 	rb_ms_frac=${rb_ms_frac}000
 	rb_ms_frac=${rb_ms_frac%"${rb_ms_frac#???}"}
-	while :; do
-		case $rb_ms_int in 0?*) rb_ms_int=${rb_ms_int#0} ;; *) break ;; esac
-	done
-	rb_ms=$((${rb_ms_int:-0} * 1000 + 1$rb_ms_frac - 1000))
+	rb_no_leading_zeros "$rb_ms_int"
+	rb_ms=$((${rb_digits:-0} * 1000 + 1$rb_ms_frac - 1000))
 }
 
 # rb_ms_text MS: sets rb_text to MS milliseconds as seconds, "12.340"
@@ -238,11 +242,8 @@ rb_trim_leading() {
 # 0 when none, without leading zeros (the shell would read them as octal).
 rb_count() {
 	rb_trim_leading "$1"
-	rb_count=${rb_trimmed%%[!0-9]*}
-	while :; do
-		case $rb_count in 0?*) rb_count=${rb_count#0} ;; *) break ;; esac
-	done
-	[ -n "$rb_count" ] || rb_count=0
+	rb_no_leading_zeros "${rb_trimmed%%[!0-9]*}"
+	rb_count=${rb_digits:-0}
 }
 
 # ---- checks of the machine ----------------------------------------------------
@@ -308,10 +309,9 @@ rb_log_read() {
 # ---- per-test results ------------------------------------------------------------
 
 # A test collects diagnostics (printed before its result line, as KTAP
-# wants) and failure kinds; rb_test_end prints them.
-# A test takes the kernel log from where the previous test's reading ended
-# (nothing runs between two tests, and no line falls between them), else from
-# where the log ends now.
+# wants) and failure kinds; rb_test_end prints them. It takes the kernel log
+# from where the previous test's reading ended (nothing runs between two
+# tests, and no line falls between them), else from where the log ends now.
 rb_test_begin() {
 	rb_diag=
 	rb_kinds=
