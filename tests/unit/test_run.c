@@ -281,8 +281,11 @@ static int local_exec(struct transport *base, const char *const *argv, uint64_t 
 		request->exec_callback = callback;
 		return complete_soon(request);
 	}
+	probe_count += strcmp(argv[0], "true") == 0;
 	if (strcmp(argv[0], "true") == 0 && probes_before_silence &&
-	    ++probe_count > probes_before_silence) {
+	    probe_count > probes_before_silence) {
+		/* answered like the kernel log (no output, no process), but only
+		 * once the timeout has passed, with -ETIMEDOUT */
 		request = new_local_request(base, LOCAL_DMESG, data);
 		request->exec_callback = callback;
 		request->silent = true;
@@ -291,8 +294,6 @@ static int local_exec(struct transport *base, const char *const *argv, uint64_t 
 		uv_timer_start(&request->handle.timer, on_request_timer, timeout_ms, 0);
 		return 0;
 	}
-	if (strcmp(argv[0], "true") == 0 && !probes_before_silence)
-		probe_count++;
 	request = new_local_request(base, LOCAL_EXEC, data);
 	request->exec_callback = callback;
 	for (i = 0; argv[i] && i < 32; i++) {
