@@ -6,10 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <jansson.h>
+#include <uv.h>
 
 #include "cli.h"
 #include "cli_commands.h"
+#include "cli_gate_review.h"
+#include "lab_session.h"
 #include "nightly.h"
 #include "store.h"
 
@@ -23,15 +29,24 @@ static const char usage[] =
 	"apart. A new regression is bisected between the two heads; one bisected before\n"
 	"(the same symptom, its culprit still in the branch) is named, not bisected again.\n"
 	"A branch's first night gates its head against itself, so its failures are known\n"
-	"failing and it becomes the first good night. Branches run one after the other;\n"
-	"each night is stored as a gate (`rackbisect report gate ID`), with its reply in\n"
-	"the state directory (gates/ID/reply.txt).\n"
+	"failing and it becomes the first good night. Every branch runs at once on the\n"
+	"lab's boards (one run per board at a time; a board that comes free goes to the\n"
+	"branch that waited for it), so one branch's bisection does not hold the others\n"
+	"back; progress lines start with the branch's name. Each night is stored as a gate\n"
+	"(`rackbisect report gate ID`), with its reply in the state directory\n"
+	"(gates/ID/reply.txt).\n"
 	"Exit: 0 every branch PASS, 1 a REGRESSION, 3 lab trouble or undecided,\n"
 	"2 usage (a bad nightly file: file:line:col).\n";
 
+struct nightly_command;
+
 /* What one branch's night came to, for the summary. */
 struct night {
+	struct nightly_command *command;
 	const struct nightly_branch *branch;
+	struct gate_review *review;
+	char prefix[128];		/* "stable/linux-3.3.y: " */
+	int64_t bisection_before;	/* the newest bisection before tonight */
 	char head[41], baseline[41];
 	int exit_code;			/* the gate's */
 	char verdict[32];
@@ -47,10 +62,11 @@ struct nightly_command {
 	const char *path;
 	struct nightly_config *config;
 	struct job *job;
-	struct lab *lab;
-	struct lab_state state;
-	char database[PATH_MAX];
+	struct lab_session session;	/* one for the whole night: its boards are shared */
+	bool session_open;
 	struct night *nights;
+	size_t nights_running;
+	uv_signal_t interrupt;
 };
 
 static int parse(struct nightly_command *command, int argc, char **argv)
@@ -83,42 +99,32 @@ static int load(struct nightly_command *command)
 		cli_error("%s", error);
 		return CLI_EXIT_USAGE;
 	}
-	if (!(command->job = cli_load_job(command->config->job_path)) ||
-	    !(command->lab = cli_load_lab(&command->globals)))
+	if (!(command->job = cli_load_job(command->config->job_path)))
 		return CLI_EXIT_USAGE;
-	if (cli_state(command->lab, &command->globals, &command->state, command->database,
-		      sizeof(command->database)))
-		return CLI_EXIT_INFRA;
 	command->nights = calloc(command->config->branch_count, sizeof(*command->nights));
 	return command->nights ? 0 : CLI_EXIT_INFRA;
 }
 
-static struct store *open_store(const struct nightly_command *command, struct night *night)
+/* The lab, locked, with the job's boards; each branch's gate says its own tree. */
+static int open_session(struct nightly_command *command)
 {
-	struct store *store = NULL;
-	int rc = store_open(command->database, &store);
+	int rc;
 
-	if (rc) {
-		snprintf(night->trouble, sizeof(night->trouble), "cannot open the state: %s",
-			 store ? store_error_message(store) : strerror(-rc));
-		store_close(store);
-		return NULL;
-	}
-	return store;
+	if (!command->globals.tree)
+		command->globals.tree = command->config->branches[0].path;
+	rc = lab_session_open(&command->session, &(struct lab_session_options){
+		.globals = &command->globals, .job_path = command->config->job_path,
+		.board_selector = command->config->boards });
+	command->session_open = true;
+	return rc;
 }
 
-/* The ids before tonight's gate: what is newer than them is tonight's. */
-struct before {
-	int64_t gate, bisection;
-};
-
-/* The head, the last good night and the newest gate and bisection before tonight. */
-static int plan(const struct nightly_command *command, struct night *night, struct before *before)
+/* The head, the last good night and the newest bisection before tonight. */
+static int plan(struct nightly_command *command, struct night *night)
 {
+	struct store *store = command->session.store;
 	char ref[300], *head, *good = NULL;
 	struct store_bisection latest = { 0 };
-	struct store_gate latest_gate = { 0 };
-	struct store *store;
 	int64_t good_gate;
 	int rc;
 
@@ -130,17 +136,12 @@ static int plan(const struct nightly_command *command, struct night *night, stru
 	}
 	snprintf(night->head, sizeof(night->head), "%s", head);
 	free(head);
-	if (!(store = open_store(command, night)))
-		return -EIO;
 	rc = nightly_last_good(store, command->job->name, night->branch->night, &good, &good_gate);
 	night->first_night = rc == -ENOENT;
 	snprintf(night->baseline, sizeof(night->baseline), "%s", good ? good : night->head);
 	free(good);
-	before->bisection = store_bisection_latest(store, &latest) == 0 ? latest.id : 0;
+	night->bisection_before = store_bisection_latest(store, &latest) == 0 ? latest.id : 0;
 	store_bisection_release(&latest);
-	before->gate = store_gate_latest(store, &latest_gate) == 0 ? latest_gate.id : 0;
-	store_gate_release(&latest_gate);
-	store_close(store);
 	if (rc && rc != -ENOENT) {
 		snprintf(night->trouble, sizeof(night->trouble), "cannot read the last good night: %s",
 			 store_strerror(rc));
@@ -153,43 +154,19 @@ static int plan(const struct nightly_command *command, struct night *night, stru
 	return 0;
 }
 
-/* `rackbisect gate JOB --baseline GOOD --candidate HEAD --bisect --night NAME ...`, in process. */
-static int gate(const struct nightly_command *command, const struct night *night)
-{
-	const struct nightly_config *config = command->config;
-	const struct nightly_branch *branch = night->branch;
-	char *argv[32] = { "gate", config->job_path, "--tree", branch->path, "--baseline",
-			   (char *)night->baseline, "--candidate", (char *)night->head, "--bisect",
-			   "--night", branch->night };
-	int argc = 11;
-
-#define ADD_OPTION(name, value) \
-	do { if (value) { argv[argc++] = name; argv[argc++] = (char *)(value); } } while (0)
-	ADD_OPTION("--mainline", branch->mainline);
-	ADD_OPTION("--boards", config->boards);
-	ADD_OPTION("--confidence", config->confidence);
-	ADD_OPTION("--lab", command->globals.lab_option);
-	ADD_OPTION("--state", command->globals.state);
-#undef ADD_OPTION
-	if (command->globals.verbose)
-		argv[argc++] = "-v";
-	return cli_gate(argc, argv);
-}
-
 /* What the stored gate and its bisection said. */
-static void read_outcome(const struct nightly_command *command, struct night *night,
-			 const struct before *before)
+static void read_outcome(struct nightly_command *command, struct night *night)
 {
+	struct store *store = command->session.store;
 	struct store_gate stored = { 0 };
 	struct store_bisection bisection = { 0 };
-	struct store *store = open_store(command, night);
+	int64_t gate_id = gate_review_gate_id(night->review);
 	json_t *answer, *regression;
 	size_t index;
 
-	if (!store || store_gate_latest(store, &stored) != 0 || stored.id <= before->gate) {
+	if (!gate_id || store_gate_get(store, gate_id, &stored) != 0) {
 		snprintf(night->trouble, sizeof(night->trouble), "the gate stored nothing");
 		store_gate_release(&stored);
-		store_close(store);
 		return;
 	}
 	night->gate_id = stored.id;
@@ -204,7 +181,7 @@ static void read_outcome(const struct nightly_command *command, struct night *ni
 	}
 	json_decref(answer);
 	night->bisection_id = stored.bisection_id;
-	night->bisected_tonight = stored.bisection_id > before->bisection;
+	night->bisected_tonight = stored.bisection_id > night->bisection_before;
 	if (stored.bisection_id && store_bisection_get(store, stored.bisection_id, &bisection) == 0 &&
 	    bisection.answer && (answer = json_loads(bisection.answer, 0, NULL))) {
 		snprintf(night->culprit, sizeof(night->culprit), "%s",
@@ -213,20 +190,75 @@ static void read_outcome(const struct nightly_command *command, struct night *ni
 	}
 	store_bisection_release(&bisection);
 	store_gate_release(&stored);
-	store_close(store);
 }
 
-static void run_night(const struct nightly_command *command, struct night *night)
+static void on_night_done(struct gate_review *review, void *data)
 {
-	struct before before = { 0 };
+	struct night *night = data;
+	struct nightly_command *command = night->command;
 
-	if (plan(command, night, &before) != 0) {
+	night->exit_code = gate_review_exit_code(review);
+	read_outcome(command, night);
+	printf("%sdone: %s\n", night->prefix, night->verdict[0] ? night->verdict : "not run");
+	fflush(stdout);
+	if (--command->nights_running == 0)
+		uv_stop(&command->session.loop);	/* consoles are followed: the loop never runs dry */
+}
+
+/* `rackbisect gate JOB --baseline GOOD --candidate HEAD --bisect --night NAME`, on the shared loop. */
+static void start_night(struct nightly_command *command, struct night *night)
+{
+	const struct nightly_branch *branch = night->branch;
+	int rc;
+
+	night->command = command;
+	snprintf(night->prefix, sizeof(night->prefix), "%s: ", branch->night);
+	if (plan(command, night) != 0) {
 		night->exit_code = CLI_EXIT_INFRA;
-		printf("\n== night of %s: not run: %s\n", night->branch->night, night->trouble);
+		printf("\n== night of %s: not run: %s\n", branch->night, night->trouble);
 		return;
 	}
-	night->exit_code = gate(command, night);
-	read_outcome(command, night, &before);
+	rc = gate_review_start(&(struct gate_review_options){
+		.session = &command->session, .tree = branch->path, .baseline = night->baseline,
+		.candidate = night->head, .mainline = branch->mainline,
+		.confidence = command->config->confidence, .night = branch->night, .bisect = true,
+		.prefix = night->prefix }, on_night_done, night, &night->review);
+	if (rc) {
+		night->exit_code = rc;
+		snprintf(night->trouble, sizeof(night->trouble), "the gate did not start (exit %d)", rc);
+		return;
+	}
+	command->nights_running++;
+}
+
+/* Ctrl-C: every finished run is stored; tonight's gates are marked aborted. */
+static void on_interrupt(uv_signal_t *signal, int number)
+{
+	struct nightly_command *command = signal->data;
+	size_t i;
+
+	for (i = 0; i < command->config->branch_count; i++)
+		gate_review_mark_aborted(command->nights[i].review);
+	printf("\nstopped; the runs so far are stored (`rackbisect runs`)\n");
+	fflush(NULL);
+	_exit(128 + number);
+}
+
+static void run_nights(struct nightly_command *command)
+{
+	size_t i;
+
+	for (i = 0; i < command->config->branch_count; i++) {
+		command->nights[i].branch = &command->config->branches[i];
+		start_night(command, &command->nights[i]);
+	}
+	if (!command->nights_running)
+		return;
+	uv_signal_init(&command->session.loop, &command->interrupt);
+	command->interrupt.data = command;
+	uv_signal_start(&command->interrupt, on_interrupt, SIGINT);
+	uv_unref((uv_handle_t *)&command->interrupt);
+	uv_run(&command->session.loop, UV_RUN_DEFAULT);
 }
 
 static void print_night(const struct night *night)
@@ -272,14 +304,19 @@ int cli_nightly(int argc, char **argv)
 
 	if (rc == 0)
 		rc = load(&command);
-	for (i = 0; rc == 0 && i < command.config->branch_count; i++) {
-		command.nights[i].branch = &command.config->branches[i];
-		run_night(&command, &command.nights[i]);
-	}
 	if (rc == 0)
+		rc = open_session(&command);
+	if (rc == 0) {
+		run_nights(&command);
 		rc = summary(&command);
+	}
+	if (command.session_open && uv_is_active((uv_handle_t *)&command.interrupt))
+		uv_close((uv_handle_t *)&command.interrupt, NULL);
+	if (command.session_open)
+		lab_session_close(&command.session);
+	for (i = 0; command.nights && i < command.config->branch_count; i++)
+		gate_review_free(command.nights[i].review);
 	free(command.nights);
-	lab_free(command.lab);
 	job_free(command.job);
 	nightly_config_free(command.config);
 	return rc < 0 ? 0 : rc;

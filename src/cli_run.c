@@ -192,7 +192,7 @@ static int start_build(struct run_command *command)
 	struct build_request request;
 	int rc;
 
-	lab_session_build_request(&command->session, command->commit_option ? command->commit_option
+	lab_session_build_request(&command->session, NULL, command->commit_option ? command->commit_option
 				  : "HEAD", &request);
 
 	log_progress(&command->session.log, "building %s in %s", request.ref, command->session.tree);

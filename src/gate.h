@@ -64,6 +64,7 @@ struct gate_answer {
 
 struct gate_options {
 	struct lab_session *session;
+	const char *tree;		/* the kernel tree; NULL: the session's */
 	const json_t *spec;
 	int64_t gate_id;		/* store_gate_create()d */
 	void (*progress)(const char *line, void *data);	/* may be NULL */

@@ -62,6 +62,7 @@ struct lab_bisect {
 	unsigned int prebuild_waits;	/* how often this round waited */
 	struct result_record *records;	/* every result the engine got, in order */
 	size_t record_count, record_capacity;
+	struct run_environment environment;	/* the session's, linking runs to this bisection */
 	struct lab_round round;
 	struct speculative_build *speculative[MAX_SPECULATIVE_BUILDS];
 	char (*built_ahead)[41];	/* commits built ahead, to count how many were used */
@@ -447,7 +448,7 @@ static int store_speculative_skip(struct lab_bisect *lb, struct speculative_buil
 		 result->commit, result->log);
 	spec = (struct run_spec){ .workload = lb->workload, .commit = speculative->result.commit,
 				  .build_id = speculative->build_id, .build_failure = speculative->failure };
-	return run_start(&session->environment, NULL, &spec, on_speculative_skip_done, speculative);
+	return run_start(&lb->environment, NULL, &spec, on_speculative_skip_done, speculative);
 }
 
 static void on_speculative_built(struct build *build, const struct build_result *result, void *data)
@@ -503,7 +504,7 @@ static void build_ahead(struct lab_bisect *lb, const char *ref)
 		return;
 	speculative->owner = lb;
 	snprintf(speculative->ref, sizeof(speculative->ref), "%s", ref);
-	lab_session_build_request(lb->options.session, ref, &request);
+	lab_session_build_request(lb->options.session, lb->round.tree, ref, &request);
 	if (build_start(&lb->options.session->loop, &request, on_speculative_built, speculative,
 			&speculative->build) != 0) {
 		free(speculative);
@@ -1012,12 +1013,14 @@ static void bisect_round(struct lab_bisect *lb)
  * worktree of our own, so the user's checkout is untouched). */
 static int make_revert(struct lab_bisect *lb, const char *culprit, char *error, size_t len)
 {
-	const char *tree = lb->options.session->tree;
+	const char *tree = lb->round.tree;
 	const char *bad = lb->options.graph->ids[lb->options.graph->bad_index];
 	char work[PATH_MAX], *output = NULL;
 	int rc;
 
-	snprintf(work, sizeof(work), "/tmp/.rackbisect-revert-%d", (int)getpid());
+	/* per bisection: a nightly runs several in one process */
+	snprintf(work, sizeof(work), "/tmp/.rackbisect-revert-%d-%" PRId64, (int)getpid(),
+		 lb->options.bisection_id);
 	{
 		char *add[] = { "git", "-C", (char *)tree, "worktree", "add", "--detach", "--quiet",
 				work, (char *)bad, NULL };
@@ -1297,8 +1300,12 @@ int lab_bisect_start(const struct lab_bisect_options *options, lab_bisect_done_c
 	lab_round_init(&lb->round, options->session, &(struct lab_round_hooks){
 		.built = on_round_built, .trouble = on_round_trouble, .done = on_round_done,
 		.data = lb });
-	options->session->environment.run_queued = on_run_queued;
-	options->session->environment.run_queued_data = lb;
+	lb->environment = options->session->environment;
+	lb->environment.run_queued = on_run_queued;
+	lb->environment.run_queued_data = lb;
+	lb->round.environment = &lb->environment;
+	if (options->tree)
+		lb->round.tree = options->tree;
 	lb->step = options->resume ? step_of(options->spec) : STEP_BAD_END;
 	if (options->resume)
 		resume(lb);

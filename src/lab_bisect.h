@@ -43,7 +43,8 @@ struct lab_bisect;
 
 struct lab_bisect_options {
 	struct lab_session *session;
-	const struct commit_graph *graph;	/* of spec's bad and goods, in session's tree */
+	const char *tree;			/* the kernel tree; NULL: the session's */
+	const struct commit_graph *graph;	/* of spec's bad and goods, in that tree */
 	json_t *spec;				/* updated in place and stored */
 	int64_t bisection_id;			/* store_bisection_create()d */
 	bool resume;				/* replay the bisection's finished runs first */

@@ -14,6 +14,8 @@ void lab_round_init(struct lab_round *round, struct lab_session *session,
 {
 	memset(round, 0, sizeof(*round));
 	round->session = session;
+	round->environment = &session->environment;
+	round->tree = session->tree;
 	round->hooks = *hooks;
 }
 
@@ -100,7 +102,8 @@ static void start_group_runs(struct lab_round_group *group)
 {
 	struct lab_session *session = group->owner->session;
 	struct scheduler_options options = {
-		.environment = &session->environment,
+		.environment = group->owner->environment,
+		.pool = &session->schedulers,
 		.boards = group->boards,
 		.board_count = group->board_count,
 		.spec = {
@@ -156,7 +159,7 @@ int lab_round_launch(struct lab_round *round)
 		struct lab_round_group *group = &round->groups[i];
 		struct build_request request;
 
-		lab_session_build_request(round->session, group->ref, &request);
+		lab_session_build_request(round->session, round->tree, group->ref, &request);
 		if (build_start(&round->session->loop, &request, on_group_built, group, NULL) != 0) {
 			trouble(round, "cannot start building %s", group->ref);
 			group_finished(group);

@@ -6,6 +6,7 @@
  * baseline and candidate.
  *
  *   lab_round_init(&round, session, &hooks);
+ *   round.environment = &my_environment;   // optional: the session's by default
  *   group = lab_round_add(&round, "v3.3", NULL, 1);
  *   group->boards[group->board_count++] = board;
  *   lab_round_launch(&round);          // hooks.done once every group ended
@@ -54,6 +55,10 @@ struct lab_round_hooks {
 
 struct lab_round {
 	struct lab_session *session;
+	/* what the runs share (a gate's or a bisection's own, to link its
+	 * runs) and the tree the refs are in: the session's unless set */
+	const struct run_environment *environment;
+	const char *tree;
 	struct lab_round_hooks hooks;
 	struct lab_round_group *groups;
 	size_t group_count, groups_left;

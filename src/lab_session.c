@@ -195,11 +195,11 @@ void lab_session_close(struct lab_session *session)
 	session->lock_fd = -1;
 }
 
-void lab_session_build_request(const struct lab_session *session, const char *ref,
-			       struct build_request *request)
+void lab_session_build_request(const struct lab_session *session, const char *tree,
+			       const char *ref, struct build_request *request)
 {
 	*request = (struct build_request){
-		.tree = session->tree,
+		.tree = tree ? tree : session->tree,
 		.ref = ref,
 		.build_argv = session->job->kernel.build_argv,
 		.artifact = session->job->kernel.artifact,

@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "log.h"
 #include "run.h"
+#include "scheduler.h"
 #include "store.h"
 
 struct lab_session_options {
@@ -45,6 +46,9 @@ struct lab_session {
 	struct board **selected;	/* the job's boards, after --boards */
 	size_t selected_count;
 	struct run_environment environment;
+	/* every scheduler on the session's boards: several gates may run at
+	 * once (nightly), one run per board at a time */
+	struct scheduler_pool schedulers;
 	char tree[PATH_MAX];		/* the kernel tree, absolute */
 	char database[PATH_MAX];
 	char runs_dir[PATH_MAX];
@@ -62,9 +66,9 @@ int lab_session_open(struct lab_session *session, const struct lab_session_optio
 /* Closes the boards, runs the loop until every handle is closed, frees all. */
 void lab_session_close(struct lab_session *session);
 
-/* The kernel build request for `ref` of the session's tree, per its job. */
-void lab_session_build_request(const struct lab_session *session, const char *ref,
-			       struct build_request *request);
+/* The kernel build request for `ref` of `tree` (NULL: the session's tree), per its job. */
+void lab_session_build_request(const struct lab_session *session, const char *tree,
+			       const char *ref, struct build_request *request);
 
 /* Stores a finished build (built or failed) and sets *build_id; a store
  * error is logged, not fatal: the runs still run, with build id 0. */

@@ -17,7 +17,12 @@ struct scheduler {
 	scheduler_done_cb callback;
 	void *data;
 	uint64_t started_ms;
+	unsigned int in_flight;		/* its runs and health checks on the loop */
 	bool finished;
+	/* in options.pool: the next scheduler, and whether a board it may
+	 * want came free since it last looked */
+	struct scheduler *next_in_pool;
+	bool wake;
 };
 
 /* The context a finished run comes back with. */
@@ -28,6 +33,8 @@ struct pending_run {
 };
 
 static void dispatch(struct scheduler *scheduler);
+static void pool_leave(struct scheduler *scheduler);
+static void board_freed(struct scheduler *scheduler);
 
 static void show_progress(struct scheduler *scheduler)
 {
@@ -122,6 +129,7 @@ static void on_health_checked(struct board *board, bool passed, const char *deta
 	struct scheduler *scheduler = data;
 
 	(void)detail;
+	scheduler->in_flight--;
 	board->busy = false;
 	board->offline = !passed;
 	if (passed)
@@ -129,7 +137,7 @@ static void on_health_checked(struct board *board, bool passed, const char *deta
 	(void)store_board_health_checked(scheduler->options.environment->store, board->name, passed);
 	if (!passed)
 		move_cells_off(scheduler, board);
-	dispatch(scheduler);
+	board_freed(scheduler);
 }
 
 /* The board is busy while its health check runs; 0, or the check did not start. */
@@ -138,9 +146,12 @@ static int start_health_check(struct scheduler *scheduler, struct board *board)
 	int rc;
 
 	board->busy = true;
+	scheduler->in_flight++;
 	rc = run_health_check(scheduler->options.environment, board, on_health_checked, scheduler);
-	if (rc)
+	if (rc) {
 		board->busy = false;
+		scheduler->in_flight--;
+	}
 	return rc;
 }
 
@@ -207,6 +218,7 @@ static void on_run_done(const struct run_report *report, void *data)
 	char why[128];
 
 	free(pending);
+	scheduler->in_flight--;
 	cell->outcome = report->outcome;
 	cell->run_id = report->run_id;
 	snprintf(cell->summary, sizeof(cell->summary), "%s", report->summary);
@@ -238,7 +250,7 @@ static void on_run_done(const struct run_report *report, void *data)
 	if (report->outcome == VERDICT_FAIL && scheduler->options.stop_at_first_fail)
 		skip_pending_cells(scheduler);
 	show_progress(scheduler);
-	dispatch(scheduler);
+	board_freed(scheduler);
 }
 
 static void start_cell(struct scheduler *scheduler, struct scheduler_cell *cell, struct board *board)
@@ -253,12 +265,14 @@ static void start_cell(struct scheduler *scheduler, struct scheduler_cell *cell,
 	cell->running = true;
 	if (board)
 		board->busy = true;
+	scheduler->in_flight++;
 	if (pending) {
 		*pending = (struct pending_run){ scheduler, cell, board };
 		rc = run_start(scheduler->options.environment, board, &spec, on_run_done, pending);
 	}
 	if (rc) {
 		free(pending);
+		scheduler->in_flight--;
 		if (board)
 			board->busy = false;
 		cell->outcome = VERDICT_INFRA;
@@ -266,18 +280,6 @@ static void start_cell(struct scheduler *scheduler, struct scheduler_cell *cell,
 			 store_error_message(scheduler->options.environment->store));
 		complete_cell(scheduler, cell);
 	}
-}
-
-/* Done means nothing of ours is still on the loop: health checks included. */
-static bool any_board_busy(const struct scheduler *scheduler)
-{
-	size_t i;
-
-	for (i = 0; i < scheduler->options.board_count; i++) {
-		if (scheduler->options.boards[i]->busy)
-			return true;
-	}
-	return false;
 }
 
 static void dispatch(struct scheduler *scheduler)
@@ -294,15 +296,79 @@ static void dispatch(struct scheduler *scheduler)
 			start_cell(scheduler, cell, NULL);
 			continue;
 		}
-		if (!cell->target->busy && !cell->target->offline)
+		if (cell->target->busy)
+			continue;
+		if (!cell->target->offline)
 			start_cell(scheduler, cell, cell->target);
+		else	/* another scheduler of the pool found it offline */
+			retarget_or_give_up(scheduler, cell, cell->target, "board offline");
 	}
-	if (scheduler->done_count == scheduler->cell_count && !any_board_busy(scheduler) &&
+	/* done means nothing of ours is still on the loop: health checks included */
+	if (scheduler->done_count == scheduler->cell_count && !scheduler->in_flight &&
 	    !scheduler->finished) {
 		scheduler->finished = true;
+		pool_leave(scheduler);
 		log_progress_clear(scheduler->options.environment->log);
 		scheduler->callback(scheduler, scheduler->data);
 	}
+}
+
+/* ---- boards shared by a pool of schedulers ---------------------------------------------------- */
+
+static void pool_join(struct scheduler *scheduler)
+{
+	struct scheduler_pool *pool = scheduler->options.pool;
+
+	if (!pool)
+		return;
+	scheduler->next_in_pool = pool->first;
+	pool->first = scheduler;
+}
+
+static void pool_leave(struct scheduler *scheduler)
+{
+	struct scheduler_pool *pool = scheduler->options.pool;
+	struct scheduler **link;
+
+	for (link = pool ? &pool->first : NULL; link && *link; link = &(*link)->next_in_pool) {
+		if (*link == scheduler) {
+			*link = scheduler->next_in_pool;
+			break;
+		}
+	}
+}
+
+/*
+ * A board of scheduler's came free: the other schedulers of its pool look
+ * first (one that waited for it gets it), then scheduler itself. A done
+ * callback may free schedulers and start new ones, so each pass starts again
+ * from the pool's head and takes the next one still to wake.
+ */
+static void board_freed(struct scheduler *scheduler)
+{
+	struct scheduler_pool *pool = scheduler->options.pool;
+	struct scheduler *other;
+
+	if (!pool) {
+		dispatch(scheduler);
+		return;
+	}
+	for (other = pool->first; other; other = other->next_in_pool)
+		other->wake = true;
+	if (pool->waking)
+		return;	/* inside a wake below: that loop sees the flags */
+	pool->waking = true;
+	scheduler->wake = false;	/* it looks last */
+	for (;;) {
+		for (other = pool->first; other && !other->wake; other = other->next_in_pool)
+			;
+		if (!other)
+			break;
+		other->wake = false;
+		dispatch(other);
+	}
+	pool->waking = false;
+	dispatch(scheduler);
 }
 
 /* How many runs of a workload each board makes. */
@@ -354,7 +420,9 @@ static void check_stored_health(struct scheduler *scheduler)
 		struct store_board_health health;
 		struct board *board = options->boards[i];
 
-		if (store_board_health_get(options->environment->store, board->name, &health) == 0 &&
+		/* a busy board is another scheduler's of the pool, which checks it */
+		if (!board->busy &&
+		    store_board_health_get(options->environment->store, board->name, &health) == 0 &&
 		    health.offline && !options->spec.build_failure) {
 			board->offline = true;
 			start_health_check(scheduler, board);
@@ -385,6 +453,7 @@ int scheduler_start(const struct scheduler_options *options, scheduler_done_cb c
 		return rc;
 	}
 	*scheduler_out = scheduler;
+	pool_join(scheduler);
 	check_stored_health(scheduler);
 	dispatch(scheduler);
 	return 0;
@@ -400,6 +469,7 @@ void scheduler_free(struct scheduler *scheduler)
 {
 	if (!scheduler)
 		return;
+	pool_leave(scheduler);
 	free(scheduler->cells);
 	free(scheduler);
 }

@@ -10,6 +10,12 @@
  * offline until a health check (run.h) passes; boards the store already
  * holds offline are checked before they are used.
  *
+ * Schedulers may share boards (a nightly's gates and bisections run at once
+ * on one lab): give them the same pool. A board is one run at a time
+ * whoever asks; when a run ends, the other schedulers of the pool are
+ * offered its board before the one that ran, so no gate waits for another
+ * to finish.
+ *
  *   struct scheduler_options options = { ... };
  *   struct scheduler *scheduler;
  *   scheduler_start(&options, on_done, data, &scheduler);
@@ -43,6 +49,12 @@ struct scheduler_cell {
 	char ran_on[64];		/* board of the last attempt */
 };
 
+/* Schedulers sharing boards; zero-initialised, outlives them all. */
+struct scheduler_pool {
+	struct scheduler *first;
+	bool waking;
+};
+
 struct scheduler_options {
 	const struct run_environment *environment;
 	struct board **boards;		/* the job's boards */
@@ -58,6 +70,8 @@ struct scheduler_options {
 	/* `git bisect run` needs one answer: once a run FAILs, the runs not
 	 * started yet are not run (they end SKIP, "not run") */
 	bool stop_at_first_fail;
+	/* others that may use the same boards; NULL: the boards are its own */
+	struct scheduler_pool *pool;
 };
 
 struct scheduler;

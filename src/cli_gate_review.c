@@ -1,0 +1,648 @@
+/* cli_gate_review.c - a gate, the bisection of its regression and the stable-review reply. */
+#include "cli_gate_review.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "commit_graph.h"
+#include "files.h"
+#include "gate.h"
+#include "lab_bisect.h"
+#include "report_stable.h"
+#include "stable_queue.h"
+#include "subprocess.h"
+
+/* bisect_regressions: nothing runs, the answer is known */
+#define NOTHING_TO_BISECT (-1)
+
+struct gate_review {
+	struct lab_session *session;
+	gate_review_done_cb done;
+	void *data;
+	int exit_code;
+	/* the options, copied */
+	char *tree, *baseline, *candidate, *mainline, *confidence, *night, *reply_path, *prefix;
+	char *bisect_prefix;		/* prefix + "bisect: " */
+	bool bisect, released;
+	/* the gate */
+	char *baseline_id, *candidate_id;
+	json_t *spec;
+	int64_t gate_id;
+	struct gate *gate;
+	/* the bisection of a regression */
+	struct commit_graph graph;
+	json_t *bisect_spec;
+	int64_t bisection_id;
+	struct lab_bisect *lab_bisect;
+	/* what the bisection (live or stored) said */
+	char culprit[41];
+	double culprit_probability;
+	unsigned int culprit_runs;
+	char bisect_note[600];
+	bool reused;
+	/* what the reply says of the queue */
+	struct stable_queue queue;
+	struct mainline_status mainline_status;
+	bool have_mainline_status;
+};
+
+static void on_progress(const char *line, void *data)
+{
+	printf("%s%s\n", (const char *)data, line);
+	fflush(stdout);
+}
+
+static void on_bisect_done(struct lab_bisect *bisect, void *data);
+
+static int make_spec(struct gate_review *review)
+{
+	const char *tree = review->tree;
+	double confidence = 0.99;
+	int rc;
+
+	review->baseline_id = cli_commit_id(tree, review->baseline);
+	review->candidate_id = review->baseline_id ? cli_commit_id(tree, review->candidate) : NULL;
+	if (!review->candidate_id)
+		return CLI_EXIT_USAGE;
+	if (review->mainline) {
+		char *mainline_id = cli_commit_id(tree, review->mainline);
+
+		if (!mainline_id)
+			return CLI_EXIT_USAGE;
+		free(mainline_id);
+	}
+	if ((rc = cli_parse_number(review->confidence, 0.5, 0.999999, "--confidence", &confidence)))
+		return rc;
+	review->spec = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s?,s:b,s:b,s:f,s:s?}",
+				  "job", review->session->job->path, "tree", tree,
+				  "baseline", review->baseline_id, "candidate", review->candidate_id,
+				  "baseline_ref", review->baseline, "candidate_ref", review->candidate,
+				  "mainline_ref", review->mainline, "bisect", review->bisect,
+				  "released", review->released, "confidence", confidence,
+				  "night", review->night);
+	return review->spec ? 0 : CLI_EXIT_INFRA;
+}
+
+/* The regression to bisect: a confirmed one, on the most boards. */
+static const struct gate_regression *regression_to_bisect(const struct gate_answer *answer)
+{
+	const struct gate_regression *best = NULL;
+	size_t i;
+
+	for (i = 0; i < answer->regression_count; i++) {
+		const struct gate_regression *regression = &answer->regressions[i];
+
+		if (regression->confirmed && (!best || regression->candidate_fails > best->candidate_fails))
+			best = regression;
+	}
+	return best;
+}
+
+static json_t *board_array(const char *boards)
+{
+	json_t *array = json_array();
+	char copy[512], *name, *save = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", boards);
+	for (name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save))
+		json_array_append_new(array, json_string(name));
+	return array;
+}
+
+/* name is one of the comma-separated names in list */
+static bool listed(const char *list, const char *name)
+{
+	char padded[520], needle[80];
+
+	snprintf(padded, sizeof(padded), ",%s,", list);
+	snprintf(needle, sizeof(needle), ",%s,", name);
+	return strstr(padded, needle) != NULL;
+}
+
+/* The gate's runs of the regression become the bisection's ends: the
+ * bisection starts at its rounds, its ends already checked. */
+static int link_gate_runs(struct gate_review *review, const struct gate_regression *regression)
+{
+	struct store *store = review->session->store;
+	struct store_run_list list;
+	char **roles = NULL;
+	size_t i;
+	int rc;
+
+	if ((rc = store_gate_runs(store, review->gate_id, &list, &roles)) != 0)
+		return rc;
+	for (i = 0; i < list.count && rc == 0; i++) {
+		const struct store_run *run = &list.runs[i];
+
+		if (!run->board || strcmp(run->workload, regression->workload) ||
+		    !listed(regression->boards, run->board))
+			continue;
+		rc = store_bisection_add_run(store, review->bisection_id, run->id,
+					     strcmp(roles[i], "baseline") == 0 ? "good-end" : "bad-end");
+	}
+	store_gate_roles_free(roles, list.count);
+	store_run_list_release(&list);
+	return rc;
+}
+
+
+static bool same_text(const json_t *object, const char *key, const char *text)
+{
+	const char *value = json_string_value(json_object_get(object, key));
+
+	return value && text && strcmp(value, text) == 0;
+}
+
+/* Takes a bisection's answer (JSON, as lab_bisect_answer_json gives it). */
+static void take_answer(struct gate_review *review, const json_t *answer)
+{
+	const char *culprit = json_string_value(json_object_get(answer, "culprit"));
+
+	if (same_text(answer, "state", bisect_state_name(BISECT_FOUND)) && culprit) {
+		snprintf(review->culprit, sizeof(review->culprit), "%s", culprit);
+		review->culprit_probability = json_number_value(json_object_get(answer, "probability"));
+		review->culprit_runs = (unsigned int)json_integer_value(json_object_get(answer, "runs"));
+	} else {
+		const char *reason = json_string_value(json_object_get(answer, "reason"));
+
+		snprintf(review->bisect_note, sizeof(review->bisect_note), "the bisection ended %s "
+			 "without a culprit%s%s (see `rackbisect bisect log`)",
+			 json_string_value(json_object_get(answer, "state")) ?: "?",
+			 reason && reason[0] ? ": " : "", reason ? reason : "");
+	}
+}
+
+/* `git merge-base --is-ancestor`: ancestor is descendant or one of its ancestors. */
+static bool is_ancestor(const char *tree, const char *ancestor, const char *descendant)
+{
+	char *argv[] = { "git", "-C", (char *)tree, "merge-base", "--is-ancestor", (char *)ancestor,
+			 (char *)descendant, NULL };
+
+	return subprocess_run(argv, NULL, NULL) == 0;
+}
+
+static bool only_good_is(const json_t *spec, const char *id)
+{
+	const json_t *goods = json_object_get(spec, "goods");
+	const char *good = json_string_value(json_array_get(goods, 0));
+
+	return json_array_size(goods) == 1 && good && strcmp(good, id) == 0;
+}
+
+/*
+ * A stored bisection answers this regression when it found a culprit for the
+ * same workload from the same good end, tracking a symptom this regression
+ * shows (its most frequent one can differ from night to night when two
+ * symptoms come together, as auth-timeout and txdma-stop-fail do), and its
+ * bad end is this candidate or its culprit is in this candidate too (a later
+ * night of the same branch, an -rc2 of the same queue): the same regression.
+ */
+static bool answers_regression(struct gate_review *review, const struct store_bisection *stored,
+			       const json_t *spec, const json_t *answer,
+			       const struct gate_regression *regression)
+{
+	const char *culprit = json_string_value(json_object_get(answer, "culprit"));
+	const char *symptom = json_string_value(json_object_get(spec, "symptom"));
+
+	if (stored->state != STORE_BISECTION_DONE || !spec || !answer || !culprit || !symptom ||
+	    !same_text(answer, "state", bisect_state_name(BISECT_FOUND)) ||
+	    !only_good_is(spec, review->baseline_id) ||
+	    !(strcmp(symptom, regression->symptom) == 0 || listed(regression->symptoms, symptom)) ||
+	    !same_text(spec, "workload", regression->workload))
+		return false;
+	return same_text(spec, "bad", review->candidate_id) ||
+	       is_ancestor(review->tree, culprit, review->candidate_id);
+}
+
+/* A regression bisected before is not bisected again: its stored answer is the answer. */
+static bool reuse_bisection(struct gate_review *review, const struct gate_regression *regression)
+{
+	struct store_bisection stored = { 0 };
+	int64_t id;
+	bool found = false;
+
+	if (store_bisection_latest(review->session->store, &stored) != 0)
+		return false;
+	for (id = stored.id; id > 0 && !found; id--) {
+		json_t *spec, *answer;
+
+		store_bisection_release(&stored);
+		if (store_bisection_get(review->session->store, id, &stored) != 0)
+			continue;
+		spec = json_loads(stored.spec, 0, NULL);
+		answer = stored.answer ? json_loads(stored.answer, 0, NULL) : NULL;
+		found = answers_regression(review, &stored, spec, answer, regression);
+		if (found) {
+			take_answer(review, answer);
+			review->bisection_id = id;
+			review->reused = true;
+			printf("%s%s (%s) was bisected before: bisection %" PRId64 " named %.12s, which "
+			       "this candidate holds; not bisected again\n", review->prefix, regression->workload,
+			       json_string_value(json_object_get(spec, "symptom")), id, review->culprit);
+		}
+		json_decref(spec);
+		json_decref(answer);
+	}
+	store_bisection_release(&stored);
+	return found;
+}
+
+static int start_bisection(struct gate_review *review, const struct gate_regression *regression)
+{
+	const char *goods[] = { review->baseline_id };
+	char error[1024], *text;
+	int rc;
+
+	if (commit_graph_load(review->tree, review->candidate_id, goods, 1, &review->graph,
+			      error, sizeof(error)) != 0) {
+		cli_error("%s", error);
+		return CLI_EXIT_INFRA;
+	}
+	review->bisect_spec = json_pack("{s:s,s:s,s:s,s:s,s:[s],s:[s],s:s,s:s,s:o,s:b,s:s,s:O,s:i}",
+		"job", review->session->job->path, "tree", review->tree,
+		"bad", review->candidate_id, "bad_ref", review->candidate,
+		"goods", review->baseline_id, "good_refs", review->baseline,
+		"symptom", regression->symptom, "workload", regression->workload,
+		"boards", board_array(regression->boards), "revert_check", false, "step", "bisect",
+		"confidence", json_object_get(review->spec, "confidence"), "max_runs", 0);
+	text = review->bisect_spec ? json_dumps(review->bisect_spec, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	rc = text ? store_bisection_create(review->session->store, review->session->job->name, text,
+					   &review->bisection_id) : -ENOMEM;
+	free(text);
+	if (rc == 0)
+		rc = store_gate_set_bisection(review->session->store, review->gate_id, review->bisection_id);
+	if (rc == 0)
+		rc = link_gate_runs(review, regression);
+	if (rc) {
+		cli_error("cannot store the bisection: %s", store_error_message(review->session->store));
+		return CLI_EXIT_INFRA;
+	}
+	printf("%sbisection %" PRId64 ": %s (%s) in the queue, %zu commits, the gate's runs as its ends\n",
+	       review->prefix, review->bisection_id, regression->workload, regression->symptom, review->graph.count);
+	rc = lab_bisect_start(&(struct lab_bisect_options){
+		.session = review->session, .tree = review->tree, .graph = &review->graph,
+		.spec = review->bisect_spec, .bisection_id = review->bisection_id, .resume = true,
+		.progress = on_progress, .progress_data = review->bisect_prefix }, on_bisect_done, review,
+		&review->lab_bisect);
+	if (rc) {
+		cli_error("cannot start the bisection: %s", strerror(-rc));
+		return CLI_EXIT_INFRA;
+	}
+	return 0;
+}
+
+/* A regression bisected before, any of the confirmed ones, is answered by
+ * that bisection (which regression has the most failures can change from
+ * one gate to the next); otherwise the one with the most is bisected. */
+/* 0: a bisection runs; NOTHING_TO_BISECT: the answer is known (reused or
+ * none needed); else a CLI exit code. */
+static int bisect_regressions(struct gate_review *review)
+{
+	const struct gate_answer *answer = gate_answer(review->gate);
+	const struct gate_regression *regression;
+	size_t i;
+
+	for (i = 0; i < answer->regression_count; i++) {
+		regression = &answer->regressions[i];
+		if (regression->confirmed && reuse_bisection(review, regression)) {
+			store_gate_set_bisection(review->session->store, review->gate_id,
+						 review->bisection_id);
+			return NOTHING_TO_BISECT;
+		}
+	}
+	regression = regression_to_bisect(answer);
+	return regression ? start_bisection(review, regression) : NOTHING_TO_BISECT;
+}
+
+/* ---- the reply ---------------------------------------------------------------------------------- */
+
+static char *git_output(const char *tree, const char *const *words)
+{
+	char *argv[16] = { "git", "-C", (char *)tree };
+	char *output = NULL;
+	size_t i;
+
+	for (i = 0; words[i] && i < 12; i++)
+		argv[3 + i] = (char *)words[i];
+	if (subprocess_run(argv, NULL, &output) != 0) {
+		free(output);
+		return NULL;
+	}
+	output[strcspn(output, "\n")] = '\0';
+	return output;
+}
+
+static char *tested_by(const struct gate_review *review)
+{
+	char *name = git_output(review->tree, (const char *[]){ "config", "user.name", NULL });
+	char *email = git_output(review->tree, (const char *[]){ "config", "user.email", NULL });
+	char *line = NULL;
+
+	if (name && email && name[0] && email[0]) {
+		if (asprintf(&line, "%s <%s>", name, email) < 0)
+			line = NULL;
+	} else if (asprintf(&line, "rackbisect (lab %s) <rackbisect@localhost>", review->session->lab->name) < 0) {
+		line = NULL;
+	}
+	free(name);
+	free(email);
+	return line;
+}
+
+/* The kernel log lines behind each regression's symptom, from its example run. */
+static char **excerpts_of(struct gate_review *review, const struct gate_answer *answer)
+{
+	char **excerpts = calloc(answer->regression_count + 1, sizeof(*excerpts));
+	size_t r, s;
+
+	for (r = 0; excerpts && r < answer->regression_count; r++) {
+		struct store_run run;
+
+		if (!answer->regressions[r].example_run ||
+		    store_run_get(review->session->store, answer->regressions[r].example_run, &run) != 0)
+			continue;
+		for (s = 0; s < run.symptom_count && !excerpts[r]; s++) {
+			if (run.symptoms[s].evidence && run.symptoms[s].evidence[0])
+				excerpts[r] = strdup(run.symptoms[s].evidence);
+		}
+		store_run_release(&run);
+	}
+	return excerpts;
+}
+
+static void culprit_of(struct gate_review *review, struct report_stable_culprit *culprit,
+		       char *advice, size_t advice_size, const char **note)
+{
+	const struct stable_patch *patch;
+	char error[512];
+
+	*note = review->bisect ? "not bisected (no confirmed regression)" : "not bisected (give --bisect)";
+	if (review->bisect_note[0])
+		*note = review->bisect_note;
+	if (!review->culprit[0])
+		return;
+	patch = stable_queue_find(&review->queue, review->culprit);
+	if (!patch) {
+		snprintf(review->bisect_note, sizeof(review->bisect_note), "%.12s, which is not a "
+			 "queued patch (a merge?)", review->culprit);
+		*note = review->bisect_note;
+		return;
+	}
+	if (review->mainline && patch->upstream[0] &&
+	    stable_mainline_status(review->tree, review->mainline, patch->upstream,
+				   &review->mainline_status, error, sizeof(error)) == 0)
+		review->have_mainline_status = true;
+	stable_advice(patch, review->have_mainline_status ? &review->mainline_status : NULL,
+		      review->mainline, review->released, advice, advice_size);
+	*culprit = (struct report_stable_culprit){
+		.patch = patch, .probability = review->culprit_probability, .runs = review->culprit_runs,
+		.mainline = review->have_mainline_status ? &review->mainline_status : NULL,
+		.advice = advice, .bisection = review->bisection_id, .reused = review->reused };
+}
+
+static int write_reply_file(struct gate_review *review, const char *text, char *path, size_t size)
+{
+	char directory[PATH_MAX - 16];
+
+	if (review->reply_path) {
+		snprintf(path, size, "%s", review->reply_path);
+	} else {
+		snprintf(directory, sizeof(directory), "%s/gates", review->session->state.dir);
+		mkdir(directory, 0700);
+		snprintf(directory, sizeof(directory), "%s/gates/%" PRId64, review->session->state.dir,
+			 review->gate_id);
+		mkdir(directory, 0700);
+		if ((size_t)snprintf(path, size, "%s/reply.txt", directory) >= size)
+			return -ENAMETOOLONG;
+	}
+	return files_write_atomic(path, text);
+}
+
+static int reply(struct gate_review *review)
+{
+	const struct gate_answer *answer = gate_answer(review->gate);
+	struct report_stable_culprit culprit;
+	struct report_stable report;
+	char advice[2048], error[512], path[PATH_MAX], **excerpts = excerpts_of(review, answer);
+	char *describe = git_output(review->tree, (const char *[]){
+		"describe", "--tags", "--always", review->candidate_id, NULL });
+	char *tester = tested_by(review), *text = NULL;
+	size_t *astray = NULL, astray_count = 0, length = 0, i;
+	bool have_queue = stable_queue_load(review->tree, review->baseline_id, review->candidate_id,
+					    review->mainline, &review->queue, error, sizeof(error)) == 0;
+	FILE *out;
+
+	if (have_queue)
+		astray_count = stable_queue_audit(&review->queue, &astray);
+	report = (struct report_stable){
+		.lab = review->session->lab->name, .job = review->session->job->name,
+		.candidate_ref = review->candidate, .candidate_id = review->candidate_id,
+		.candidate_describe = describe ? describe : review->candidate,
+		.baseline_ref = review->baseline, .baseline_id = review->baseline_id,
+		.mainline_ref = review->mainline, .gate = answer,
+		.excerpts = (const char *const *)excerpts, .queue = have_queue ? &review->queue : NULL,
+		.astray = astray, .astray_count = astray_count,
+		.tested_by = tester ? tester : "rackbisect" };
+	memset(&culprit, 0, sizeof(culprit));
+	if (answer->verdict == GATE_REGRESSION && have_queue) {
+		culprit_of(review, &culprit, advice, sizeof(advice), &report.bisect_note);
+		report.culprit = culprit.patch ? &culprit : NULL;
+	}
+	out = open_memstream(&text, &length);
+	if (out) {
+		report_stable_write(out, &report);
+		fclose(out);
+	}
+	printf("\n%s", text ? text : "");	/* whole, unprefixed: it is mailed as it is */
+	if (text && write_reply_file(review, text, path, sizeof(path)) == 0)
+		printf("\n%sreply written to %s\n", review->prefix, path);
+	else
+		cli_error("cannot write the reply: %s", strerror(errno));
+	for (i = 0; excerpts && i < answer->regression_count; i++)
+		free(excerpts[i]);
+	free(excerpts);
+	free(astray);
+	free(describe);
+	free(tester);
+	free(text);
+	return 0;
+}
+
+
+/* ---- the flow on the loop: gate -> bisection -> reply ------------------------------------------ */
+
+static int exit_code_of(const struct gate_answer *answer)
+{
+	switch (answer->verdict) {
+	case GATE_PASS:
+		return CLI_EXIT_OK;
+	case GATE_REGRESSION:
+		return CLI_EXIT_FAIL;
+	default:
+		return CLI_EXIT_INFRA;
+	}
+}
+
+static void finish(struct gate_review *review, int exit_code)
+{
+	review->exit_code = exit_code;
+	reply(review);
+	fflush(stdout);
+	review->done(review, review->data);
+}
+
+static void on_bisect_done(struct lab_bisect *bisect, void *data)
+{
+	struct gate_review *review = data;
+	json_t *answer = lab_bisect_answer_json(bisect);
+
+	take_answer(review, answer);
+	json_decref(answer);
+	finish(review, exit_code_of(gate_answer(review->gate)));
+}
+
+static void on_gate_done(struct gate *gate, void *data)
+{
+	struct gate_review *review = data;
+	int rc = NOTHING_TO_BISECT;
+
+	if (review->bisect)
+		rc = bisect_regressions(review);
+	if (rc == NOTHING_TO_BISECT)
+		finish(review, exit_code_of(gate_answer(gate)));
+	else if (rc != 0) {	/* what went wrong is printed; no reply without the bisection asked for */
+		review->exit_code = rc;
+		review->done(review, review->data);
+	}
+}
+
+static int store_gate(struct gate_review *review)
+{
+	char *text = json_dumps(review->spec, JSON_COMPACT | JSON_SORT_KEYS);
+
+	if (!text || store_gate_create(review->session->store, review->session->job->name, text,
+				       &review->gate_id) != 0) {
+		free(text);
+		cli_error("cannot store the gate: %s", store_error_message(review->session->store));
+		return CLI_EXIT_INFRA;
+	}
+	free(text);
+	return 0;
+}
+
+static int copy_options(struct gate_review *review, const struct gate_review_options *options)
+{
+	const char *prefix = options->prefix ? options->prefix : "";
+	bool ok = true;
+
+#define COPY(field) \
+	do { if (options->field && !(review->field = strdup(options->field))) ok = false; } while (0)
+	COPY(tree);
+	COPY(baseline);
+	COPY(candidate);
+	COPY(mainline);
+	COPY(confidence);
+	COPY(night);
+	COPY(reply_path);
+#undef COPY
+	review->prefix = strdup(prefix);
+	if (asprintf(&review->bisect_prefix, "%sbisect: ", prefix) < 0)
+		review->bisect_prefix = NULL;
+	review->session = options->session;
+	review->bisect = options->bisect;
+	review->released = options->released;
+	return ok && review->prefix && review->bisect_prefix ? 0 : CLI_EXIT_INFRA;
+}
+
+int gate_review_start(const struct gate_review_options *options, gate_review_done_cb done,
+		      void *data, struct gate_review **out)
+{
+	struct gate_review *review = calloc(1, sizeof(*review));
+	int rc;
+
+	*out = review;
+	if (!review)
+		return CLI_EXIT_INFRA;
+	review->done = done;
+	review->data = data;
+	review->exit_code = CLI_EXIT_INFRA;
+	if ((rc = copy_options(review, options)) || (rc = make_spec(review)) || (rc = store_gate(review)))
+		return rc;
+	printf("%sgate %" PRId64 ": %s against %s, job %s, %zu boards\n", review->prefix, review->gate_id,
+	       review->candidate, review->baseline, review->session->job->name,
+	       review->session->selected_count);
+	rc = gate_start(&(struct gate_options){
+		.session = review->session, .tree = review->tree, .spec = review->spec,
+		.gate_id = review->gate_id, .progress = on_progress, .progress_data = review->prefix },
+		on_gate_done, review, &review->gate);
+	if (rc) {
+		cli_error("cannot start the gate: %s", strerror(-rc));
+		return CLI_EXIT_INFRA;
+	}
+	return 0;
+}
+
+int gate_review_exit_code(const struct gate_review *review)
+{
+	return review ? review->exit_code : CLI_EXIT_INFRA;
+}
+
+int64_t gate_review_gate_id(const struct gate_review *review)
+{
+	return review ? review->gate_id : 0;
+}
+
+json_t *gate_review_json(const struct gate_review *review)
+{
+	json_t *json = review->gate ? gate_answer_json(review->gate) : json_object();
+
+	json_object_set_new(json, "gate", json_integer(review->gate_id));
+	if (review->lab_bisect) {
+		json_object_set_new(json, "bisection", json_integer(review->bisection_id));
+		json_object_set_new(json, "bisect", lab_bisect_answer_json(review->lab_bisect));
+	}
+	return json;
+}
+
+void gate_review_mark_aborted(struct gate_review *review)
+{
+	const char *answer = "{\"reason\":\"interrupted\"}";
+
+	if (!review || !review->gate_id)
+		return;
+	store_gate_finish(review->session->store, review->gate_id, STORE_GATE_ABORTED, NULL, answer);
+	if (review->bisection_id && !review->reused)
+		store_bisection_finish(review->session->store, review->bisection_id,
+				       STORE_BISECTION_ABORTED, answer);
+}
+
+void gate_review_free(struct gate_review *review)
+{
+	if (!review)
+		return;
+	gate_free(review->gate);
+	lab_bisect_free(review->lab_bisect);
+	commit_graph_free(&review->graph);
+	stable_queue_free(&review->queue);
+	if (review->have_mainline_status)
+		stable_mainline_status_free(&review->mainline_status);
+	json_decref(review->spec);
+	json_decref(review->bisect_spec);
+	free(review->baseline_id);
+	free(review->candidate_id);
+	free(review->tree);
+	free(review->baseline);
+	free(review->candidate);
+	free(review->mainline);
+	free(review->confidence);
+	free(review->night);
+	free(review->reply_path);
+	free(review->prefix);
+	free(review->bisect_prefix);
+	free(review);
+}
