@@ -1207,19 +1207,63 @@ static unsigned ceil_log(size_t base, size_t value)
 	return exponent;
 }
 
+static double binary_entropy(double probability)
+{
+	if (probability <= 0 || probability >= 1)
+		return 0;
+	return -probability * log2(probability) - (1 - probability) * log2(1 - probability);
+}
+
+/* The most one run can tell about the culprit, in bits: a run at a commit
+ * that is bad with probability q FAILs with probability eps + (p - eps) q;
+ * what the result says is that entropy less the noise's, at the best q. */
+static double bits_per_run(double p, double eps)
+{
+	double best = 0;
+
+	for (int step = 1; step < 10000; step++) {
+		double q = step / 10000.0;
+		double bits = binary_entropy(eps + (p - eps) * q) - q * binary_entropy(p) -
+			      (1 - q) * binary_entropy(eps);
+
+		if (bits > best)
+			best = bits;
+	}
+	return best;
+}
+
+/*
+ * The fewest runs any method needs on average to be right with probability
+ * `right` among n equally likely culprits (Fano's inequality: it must learn
+ * log2 n - h(1 - right) - (1 - right) log2(n - 1) bits, and no run tells
+ * more than bits_per_run, however the runs are chosen or stopped). SKIPs
+ * are left out: they cost runs and tell next to nothing.
+ */
+static double fewest_runs_possible(size_t n, double p, double eps, double right)
+{
+	double wrong = 1 - right;
+	double bits = log2((double)n) - binary_entropy(wrong) - wrong * log2((double)n - 1);
+
+	return bits / bits_per_run(p, eps);
+}
+
 /* p = 0.3: >= 99 % right in at most 0.6x the wrapper's runs. The target is
- * for the defaults; ours told p is shown for reference, not counted. */
+ * for the defaults; ours told p is shown for reference, not counted. The
+ * floor is what no method can beat at 99 % (see fewest_runs_possible). */
 static bool check_flaky_target(const struct row *row, const struct tally *ours,
 			       const struct tally *wrapper)
 {
 	double ratio = mean_runs(ours) / mean_runs(wrapper);
+	double floor = fewest_runs_possible(row->commits, row->noise.fail_rate_when_bad,
+					    row->noise.fail_rate_when_good, 0.99);
 	bool met = percent_right(ours) >= 99 && ratio <= 0.6;
 
 	printf("  %s p = 0.3, N = %zu, eps = %g, k = %zu, %s: right %.1f %% (>= 99), runs %.1f vs "
-	       "wrapper %.1f = %.2fx (<= 0.6)\n",
+	       "wrapper %.1f = %.2fx (<= 0.6); floor %.1f runs = %.2fx%s\n",
 	       row->mode == OURS_P_LEARNED ? verdict(met) : "(ref)", row->commits,
 	       row->noise.fail_rate_when_good, row->boards, mode_name(row->mode),
-	       percent_right(ours), mean_runs(ours), mean_runs(wrapper), ratio);
+	       percent_right(ours), mean_runs(ours), mean_runs(wrapper), ratio, floor,
+	       floor / mean_runs(wrapper), floor / mean_runs(wrapper) > 0.6 ? " (out of reach)" : "");
 	return met;
 }
 
@@ -1269,6 +1313,10 @@ static void print_targets(const struct results *results)
 		met += result;
 	}
 	printf("targets met: %u of %u\n", met, checked);
+	printf("floor: the fewest runs any method needs on average to be right 99 %% of the time\n"
+	       "(Fano's inequality over N equally likely culprits, at most %.3f bits per run at\n"
+	       "p = 0.3, eps = 0; %.3f at eps = 0.01); where it is above 0.6x the wrapper's runs,\n"
+	       "that target is out of reach of every method.\n", bits_per_run(0.3, 0), bits_per_run(0.3, 0.01));
 }
 
 /* ---- the footer ----------------------------------------------------------------- */
