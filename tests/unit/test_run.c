@@ -1,8 +1,7 @@
 /*
- * One run, end to end, on boards reached through a local transport: commands
- * run on this machine, with the boards' /tmp mapped into the fixture's own
- * directory. Like the virtual lab's boards (and any boards that share a
- * filesystem), every board sees the same /tmp; no network is used.
+ * One run, end to end, on boards reached through a local transport
+ * (helpers/local_transport.h): commands run on this machine, with the
+ * boards' /tmp mapped into the fixture's own directory.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,367 +28,7 @@
 #include "store.h"
 #include "power/power.h"
 #include "transport/transport.h"
-
-#define REMOTE_TMP "/tmp/"
-
-/* ---- a local transport: "remote" commands run here ---------------------- */
-
-static char shared_tmp[128];	/* what the boards see as /tmp */
-static char output_dir[128];	/* where an exec's stdout and stderr go */
-static unsigned int exec_count;
-static unsigned int connect_count;	/* connections opened, the run's and the watchdog's */
-static unsigned int probe_count;	/* `true`: the watchdog's probes */
-/* the board goes silent after this many probes (0: never): a probe gets no
- * answer, as from a board whose kernel froze */
-static unsigned int probes_before_silence;
-
-#define MAX_PENDING 16
-
-struct local_request;
-
-struct local_transport {
-	struct transport base;
-	bool closed;
-	unsigned int requests;		/* in flight: the instance lives until they end */
-	/* not answered yet: closing answers them -ECANCELED at once, as the
-	 * SSH transport does (their caller may be gone by the time they end) */
-	struct local_request *pending[MAX_PENDING];
-};
-
-enum local_kind { LOCAL_CONNECT, LOCAL_EXEC, LOCAL_UPLOAD, LOCAL_DMESG };
-
-struct local_request {
-	struct local_transport *owner;
-	enum local_kind kind;
-	union {
-		uv_timer_t timer;
-		uv_process_t process;
-	} handle;
-	int status;
-	int exit_status;
-	bool silent;			/* no answer: -ETIMEDOUT once the timeout passes */
-	bool answered;
-	char stdout_path[192];
-	char stderr_path[192];
-	transport_connect_cb connect_callback;
-	transport_exec_cb exec_callback;
-	transport_upload_cb upload_callback;
-	void *data;
-};
-
-static const struct transport_ops local_transport_ops;
-
-static void local_free_if_done(struct local_transport *transport)
-{
-	if (transport->closed && transport->requests == 0)
-		free(transport);
-}
-
-static void on_request_handle_closed(uv_handle_t *handle)
-{
-	struct local_request *request = handle->data;
-	struct local_transport *owner = request->owner;
-
-	owner->requests--;
-	free(request);
-	local_free_if_done(owner);
-}
-
-/* The board's view of a path: /tmp/x is shared_tmp/x. */
-static void map_path(const char *remote, char *out, size_t size)
-{
-	if (strncmp(remote, REMOTE_TMP, strlen(REMOTE_TMP)) == 0)
-		snprintf(out, size, "%s/%s", shared_tmp, remote + strlen(REMOTE_TMP));
-	else
-		snprintf(out, size, "%s", remote);
-}
-
-static char *read_all(const char *path, size_t *length)
-{
-	char *text = NULL;
-	size_t used = 0, capacity = 0;
-	FILE *file = fopen(path, "r");
-
-	if (file) {
-		for (;;) {
-			if (used + 4096 + 1 > capacity) {
-				capacity = capacity ? capacity * 2 : 8192;
-				text = realloc(text, capacity);
-				assert_non_null(text);
-			}
-			size_t n = fread(text + used, 1, capacity - used - 1, file);
-
-			if (n == 0)
-				break;
-			used += n;
-		}
-		fclose(file);
-	}
-	if (!text)
-		text = calloc(1, 1);
-	text[used] = '\0';
-	*length = used;
-	return text;
-}
-
-static void forget_pending(struct local_request *request)
-{
-	unsigned int i;
-
-	for (i = 0; i < MAX_PENDING; i++)
-		if (request->owner->pending[i] == request)
-			request->owner->pending[i] = NULL;
-}
-
-static void deliver(struct local_request *request)
-{
-	struct transport *base = request->owner->closed ? NULL : &request->owner->base;
-	int status = request->owner->closed ? -ECANCELED : request->status;
-	char *out = NULL, *err = NULL;
-	size_t out_length = 0, err_length = 0;
-	char board_tmp[160];
-
-	if (request->answered)
-		return;
-	request->answered = true;
-	forget_pending(request);
-
-	switch (request->kind) {
-	case LOCAL_CONNECT:
-		request->connect_callback(base, status, status ? strerror(-status) : NULL,
-					  request->data);
-		break;
-	case LOCAL_UPLOAD:
-		request->upload_callback(base, status, status ? strerror(-status) : NULL,
-					 request->data);
-		break;
-	case LOCAL_EXEC:
-	case LOCAL_DMESG:
-		if (request->kind == LOCAL_EXEC) {
-			out = read_all(request->stdout_path, &out_length);
-			err = read_all(request->stderr_path, &err_length);
-			/* names under the mapped /tmp, as the board would print them */
-			snprintf(board_tmp, sizeof(board_tmp), "%s/", shared_tmp);
-			if (strncmp(out, board_tmp, strlen(board_tmp)) == 0) {
-				memmove(out + strlen(REMOTE_TMP), out + strlen(board_tmp),
-					out_length - strlen(board_tmp) + 1);
-				memcpy(out, REMOTE_TMP, strlen(REMOTE_TMP));
-				out_length -= strlen(board_tmp) - strlen(REMOTE_TMP);
-			}
-		}
-		struct transport_exec_result result = {
-			.status = status,
-			.exit_status = status ? -1 : request->exit_status,
-			.stdout_text = out ? out : "",
-			.stdout_length = out_length,
-			.stderr_text = err ? err : "",
-			.stderr_length = err_length,
-			.error_text = status ? strerror(-status) : NULL,
-		};
-		request->exec_callback(base, &result, request->data);
-		free(out);
-		free(err);
-		break;
-	}
-}
-
-static void on_request_timer(uv_timer_t *timer)
-{
-	struct local_request *request = timer->data;
-
-	if (request->silent)
-		request->status = -ETIMEDOUT;
-	deliver(request);
-	uv_close((uv_handle_t *)timer, on_request_handle_closed);
-}
-
-static void on_process_exit(uv_process_t *process, int64_t exit_status, int term_signal)
-{
-	struct local_request *request = process->data;
-
-	request->exit_status = term_signal ? 128 + term_signal : (int)exit_status;
-	deliver(request);
-	uv_close((uv_handle_t *)process, on_request_handle_closed);
-}
-
-static struct local_request *new_local_request(struct transport *base, enum local_kind kind,
-					       void *data)
-{
-	struct local_transport *transport = (struct local_transport *)base;
-	struct local_request *request = calloc(1, sizeof(*request));
-
-	assert_non_null(request);
-	request->owner = transport;
-	request->kind = kind;
-	request->data = data;
-	request->handle.timer.data = request;
-	transport->requests++;
-	for (unsigned int i = 0; i < MAX_PENDING; i++)
-		if (!transport->pending[i]) {
-			transport->pending[i] = request;
-			return request;
-		}
-	fail_msg("more than %d requests in flight on one transport", MAX_PENDING);
-	return request;
-}
-
-/* Completes on the next loop turn, as a real transport would. */
-static int complete_soon(struct local_request *request)
-{
-	uv_timer_init(request->owner->base.loop, &request->handle.timer);
-	request->handle.timer.data = request;
-	uv_timer_start(&request->handle.timer, on_request_timer, 0, 0);
-	return 0;
-}
-
-static int local_create(uv_loop_t *loop, const struct transport_config *config,
-			struct transport **transport_out)
-{
-	struct local_transport *transport = calloc(1, sizeof(*transport));
-
-	(void)config;
-	if (!transport)
-		return -ENOMEM;
-	transport->base.ops = &local_transport_ops;
-	transport->base.loop = loop;
-	*transport_out = &transport->base;
-	return 0;
-}
-
-static int local_connect(struct transport *base, transport_connect_cb callback, void *data)
-{
-	struct local_request *request = new_local_request(base, LOCAL_CONNECT, data);
-
-	connect_count++;
-	request->connect_callback = callback;
-	return complete_soon(request);
-}
-
-static int local_exec(struct transport *base, const char *const *argv, uint64_t timeout_ms,
-		      transport_exec_cb callback, void *data)
-{
-	struct local_request *request;
-	char mapped[32][256];
-	char *args[33];
-	uv_process_options_t options = { 0 };
-	uv_stdio_container_t stdio[3];
-	int i, out_fd, err_fd, rc;
-
-	/* the board's kernel log: empty, and readable wherever the test runs */
-	if (strcmp(argv[0], "dmesg") == 0) {
-		request = new_local_request(base, LOCAL_DMESG, data);
-		request->exec_callback = callback;
-		return complete_soon(request);
-	}
-	probe_count += strcmp(argv[0], "true") == 0;
-	if (strcmp(argv[0], "true") == 0 && probes_before_silence &&
-	    probe_count > probes_before_silence) {
-		/* answered like the kernel log (no output, no process), but only
-		 * once the timeout has passed, with -ETIMEDOUT */
-		request = new_local_request(base, LOCAL_DMESG, data);
-		request->exec_callback = callback;
-		request->silent = true;
-		uv_timer_init(base->loop, &request->handle.timer);
-		request->handle.timer.data = request;
-		uv_timer_start(&request->handle.timer, on_request_timer, timeout_ms, 0);
-		return 0;
-	}
-	request = new_local_request(base, LOCAL_EXEC, data);
-	request->exec_callback = callback;
-	for (i = 0; argv[i] && i < 32; i++) {
-		map_path(argv[i], mapped[i], sizeof(mapped[i]));
-		args[i] = mapped[i];
-	}
-	args[i] = NULL;
-	snprintf(request->stdout_path, sizeof(request->stdout_path), "%s/%u.out", output_dir,
-		 exec_count);
-	snprintf(request->stderr_path, sizeof(request->stderr_path), "%s/%u.err", output_dir,
-		 exec_count++);
-	out_fd = open(request->stdout_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	err_fd = open(request->stderr_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	assert_true(out_fd >= 0 && err_fd >= 0);
-	stdio[0].flags = UV_IGNORE;
-	stdio[1].flags = UV_INHERIT_FD;
-	stdio[1].data.fd = out_fd;
-	stdio[2].flags = UV_INHERIT_FD;
-	stdio[2].data.fd = err_fd;
-	options.file = args[0];
-	options.args = args;
-	options.stdio = stdio;
-	options.stdio_count = 3;
-	options.exit_cb = on_process_exit;
-	request->handle.process.data = request;
-	rc = uv_spawn(base->loop, &request->handle.process, &options);
-	close(out_fd);
-	close(err_fd);
-	if (rc < 0)
-		fail_msg("cannot run %s: %s", args[0], uv_strerror(rc));
-	return 0;
-}
-
-static int local_upload(struct transport *base, const char *local_path, const char *remote_path,
-			uint64_t timeout_ms, transport_upload_cb callback, void *data)
-{
-	struct local_request *request = new_local_request(base, LOCAL_UPLOAD, data);
-	char target[256];
-	size_t length;
-	char *text = read_all(local_path, &length);
-	FILE *file;
-
-	(void)timeout_ms;
-	request->upload_callback = callback;
-	map_path(remote_path, target, sizeof(target));
-	/* what `cat > FILE` does: truncate, then write */
-	file = fopen(target, "w");
-	if (!file || fwrite(text, 1, length, file) != length)
-		request->status = -EIO;
-	if (file)
-		fclose(file);
-	free(text);
-	return complete_soon(request);
-}
-
-static void local_close(struct transport *base, transport_close_cb callback, void *data)
-{
-	struct local_transport *transport = (struct local_transport *)base;
-
-	transport->closed = true;
-	for (unsigned int i = 0; i < MAX_PENDING; i++) {
-		struct local_request *request = transport->pending[i];
-
-		if (!request)
-			continue;
-		/* the remote command dies with its channel */
-		if (request->kind == LOCAL_EXEC)
-			uv_process_kill(&request->handle.process, SIGKILL);
-		deliver(request);
-	}
-	local_free_if_done(transport);
-	if (callback)
-		callback(NULL, data);
-}
-
-static const struct transport_ops local_transport_ops = {
-	.name = "local",
-	.create = local_create,
-	.connect = local_connect,
-	.exec = local_exec,
-	.upload = local_upload,
-	.close = local_close,
-};
-
-/* A power switch that cannot switch: a run recovering from a hang ends there. */
-static int broken_power_request(struct power *power, enum power_action action,
-				uint64_t timeout_ms, power_cb callback, void *data)
-{
-	(void)power, (void)action, (void)timeout_ms, (void)callback, (void)data;
-	return -EIO;
-}
-
-static const struct power_ops broken_power_ops = {
-	.name = "broken",
-	.request = broken_power_request,
-};
+#include "helpers/local_transport.h"
 
 /* ---- fixture --------------------------------------------------------------- */
 
@@ -436,11 +75,11 @@ static int setup(void **state)
 	assert_non_null(f);
 	snprintf(f->dir, sizeof(f->dir), "/tmp/rackbisect-test-run-XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
-	snprintf(shared_tmp, sizeof(shared_tmp), "%s/board-tmp", f->dir);
-	snprintf(output_dir, sizeof(output_dir), "%s/exec", f->dir);
+	snprintf(local_world.shared_tmp, sizeof(local_world.shared_tmp), "%s/board-tmp", f->dir);
+	snprintf(local_world.output_dir, sizeof(local_world.output_dir), "%s/exec", f->dir);
 	snprintf(f->runs_dir, sizeof(f->runs_dir), "%s/runs", f->dir);
-	assert_int_equal(mkdir(shared_tmp, 0700), 0);
-	assert_int_equal(mkdir(output_dir, 0700), 0);
+	assert_int_equal(mkdir(local_world.shared_tmp, 0700), 0);
+	assert_int_equal(mkdir(local_world.output_dir, 0700), 0);
 	assert_int_equal(mkdir(f->runs_dir, 0700), 0);
 	snprintf(path, sizeof(path), "%s/state.db", f->dir);
 	assert_int_equal(store_open(path, &f->store), 0);
@@ -449,7 +88,7 @@ static int setup(void **state)
 	assert_non_null(f->events);
 	log_init(&f->log, f->events, false, f->store);
 	f->power = (struct power){ .ops = &broken_power_ops, .loop = &f->loop };
-	connect_count = probe_count = probes_before_silence = 0;
+	local_world.connect_count = local_world.probe_count = local_world.probes_before_silence = 0;
 	/* the boards already run the kernel under test, cleanly: no boot */
 	assert_int_equal(uname(&host), 0);
 	snprintf(f->release, sizeof(f->release), "%s", host.release);
@@ -546,12 +185,12 @@ static char *run_file(struct fixture *f, int64_t run_id, const char *name)
 	size_t length;
 
 	snprintf(path, sizeof(path), "%s/%lld/%s", f->runs_dir, (long long)run_id, name);
-	return read_all(path, &length);
+	return local_read_all(path, &length);
 }
 
 static unsigned int workload_dirs_left(void)
 {
-	DIR *dir = opendir(shared_tmp);
+	DIR *dir = opendir(local_world.shared_tmp);
 	struct dirent *entry;
 	unsigned int count = 0;
 
@@ -658,10 +297,10 @@ static void test_watchdog_probes_reuse_one_connection(void **state)
 	write_text(f->workload_dir[0], "wt.sh", "sleep 3.5\nprintf 'KTAP version 1\\n1..1\\nok 1 long\\n'\n");
 	run_on_every_board(f, 1);
 	assert_int_equal(f->report[0].outcome, VERDICT_PASS);
-	if (probe_count < 2)
-		fail_msg("%u probes in a 3.5 s workload with a 1 s hang limit", probe_count);
+	if (local_world.probe_count < 2)
+		fail_msg("%u probes in a 3.5 s workload with a 1 s hang limit", local_world.probe_count);
 	/* the run's connection and the watchdog's one */
-	assert_int_equal(connect_count, 2);
+	assert_int_equal(local_world.connect_count, 2);
 }
 
 /* A board that stops answering on the watchdog's kept connection is hung, as
@@ -672,7 +311,7 @@ static void test_a_board_silent_on_the_kept_probe_connection_is_hung(void **stat
 	char *events;
 
 	f->lab_board[0].hang_timeout_seconds = 1;
-	probes_before_silence = 1;
+	local_world.probes_before_silence = 1;
 	write_text(f->workload_dir[0], "lib.sh", "");
 	write_text(f->workload_dir[0], "wt.sh", "sleep 5\nprintf 'KTAP version 1\\n1..1\\nok 1 long\\n'\n");
 	run_on_every_board(f, 1);
@@ -687,7 +326,7 @@ static void test_a_board_silent_on_the_kept_probe_connection_is_hung(void **stat
 		fail_msg("summary '%s', events:\n%s", f->report[0].summary, printed);
 	}
 	free(events);
-	assert_int_equal(connect_count, 2);
+	assert_int_equal(local_world.connect_count, 2);
 }
 
 int main(void)

@@ -1,0 +1,367 @@
+/* local_transport.c - boards for unit tests whose "remote" commands run here. */
+#include "local_transport.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <uv.h>
+
+#define REMOTE_TMP "/tmp/"
+
+struct local_world local_world;
+
+#define MAX_PENDING 16
+
+struct local_request;
+
+struct local_transport {
+	struct transport base;
+	bool closed;
+	unsigned int requests;		/* in flight: the instance lives until they end */
+	/* not answered yet: closing answers them -ECANCELED at once, as the
+	 * SSH transport does (their caller may be gone by the time they end) */
+	struct local_request *pending[MAX_PENDING];
+};
+
+enum local_kind { LOCAL_CONNECT, LOCAL_EXEC, LOCAL_UPLOAD, LOCAL_DMESG };
+
+struct local_request {
+	struct local_transport *owner;
+	enum local_kind kind;
+	union {
+		uv_timer_t timer;
+		uv_process_t process;
+	} handle;
+	int status;
+	int exit_status;
+	bool silent;			/* no answer: -ETIMEDOUT once the timeout passes */
+	bool answered;
+	char stdout_path[192];
+	char stderr_path[192];
+	transport_connect_cb connect_callback;
+	transport_exec_cb exec_callback;
+	transport_upload_cb upload_callback;
+	void *data;
+};
+
+
+static void local_free_if_done(struct local_transport *transport)
+{
+	if (transport->closed && transport->requests == 0)
+		free(transport);
+}
+
+static void on_request_handle_closed(uv_handle_t *handle)
+{
+	struct local_request *request = handle->data;
+	struct local_transport *owner = request->owner;
+
+	owner->requests--;
+	free(request);
+	local_free_if_done(owner);
+}
+
+/* The board's view of a path: /tmp/x is local_world.shared_tmp/x. */
+static void map_path(const char *remote, char *out, size_t size)
+{
+	if (strncmp(remote, REMOTE_TMP, strlen(REMOTE_TMP)) == 0)
+		snprintf(out, size, "%s/%s", local_world.shared_tmp, remote + strlen(REMOTE_TMP));
+	else
+		snprintf(out, size, "%s", remote);
+}
+
+char *local_read_all(const char *path, size_t *length)
+{
+	char *text = NULL;
+	size_t used = 0, capacity = 0;
+	FILE *file = fopen(path, "r");
+
+	if (file) {
+		for (;;) {
+			if (used + 4096 + 1 > capacity) {
+				capacity = capacity ? capacity * 2 : 8192;
+				text = realloc(text, capacity);
+				assert_non_null(text);
+			}
+			size_t n = fread(text + used, 1, capacity - used - 1, file);
+
+			if (n == 0)
+				break;
+			used += n;
+		}
+		fclose(file);
+	}
+	if (!text)
+		text = calloc(1, 1);
+	text[used] = '\0';
+	*length = used;
+	return text;
+}
+
+static void forget_pending(struct local_request *request)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_PENDING; i++)
+		if (request->owner->pending[i] == request)
+			request->owner->pending[i] = NULL;
+}
+
+static void deliver(struct local_request *request)
+{
+	struct transport *base = request->owner->closed ? NULL : &request->owner->base;
+	int status = request->owner->closed ? -ECANCELED : request->status;
+	char *out = NULL, *err = NULL;
+	size_t out_length = 0, err_length = 0;
+	char board_tmp[160];
+
+	if (request->answered)
+		return;
+	request->answered = true;
+	forget_pending(request);
+
+	switch (request->kind) {
+	case LOCAL_CONNECT:
+		request->connect_callback(base, status, status ? strerror(-status) : NULL,
+					  request->data);
+		break;
+	case LOCAL_UPLOAD:
+		request->upload_callback(base, status, status ? strerror(-status) : NULL,
+					 request->data);
+		break;
+	case LOCAL_EXEC:
+	case LOCAL_DMESG:
+		if (request->kind == LOCAL_EXEC) {
+			out = local_read_all(request->stdout_path, &out_length);
+			err = local_read_all(request->stderr_path, &err_length);
+			/* names under the mapped /tmp, as the board would print them */
+			snprintf(board_tmp, sizeof(board_tmp), "%s/", local_world.shared_tmp);
+			if (strncmp(out, board_tmp, strlen(board_tmp)) == 0) {
+				memmove(out + strlen(REMOTE_TMP), out + strlen(board_tmp),
+					out_length - strlen(board_tmp) + 1);
+				memcpy(out, REMOTE_TMP, strlen(REMOTE_TMP));
+				out_length -= strlen(board_tmp) - strlen(REMOTE_TMP);
+			}
+		}
+		struct transport_exec_result result = {
+			.status = status,
+			.exit_status = status ? -1 : request->exit_status,
+			.stdout_text = out ? out : "",
+			.stdout_length = out_length,
+			.stderr_text = err ? err : "",
+			.stderr_length = err_length,
+			.error_text = status ? strerror(-status) : NULL,
+		};
+		request->exec_callback(base, &result, request->data);
+		free(out);
+		free(err);
+		break;
+	}
+}
+
+static void on_request_timer(uv_timer_t *timer)
+{
+	struct local_request *request = timer->data;
+
+	if (request->silent)
+		request->status = -ETIMEDOUT;
+	deliver(request);
+	uv_close((uv_handle_t *)timer, on_request_handle_closed);
+}
+
+static void on_process_exit(uv_process_t *process, int64_t exit_status, int term_signal)
+{
+	struct local_request *request = process->data;
+
+	request->exit_status = term_signal ? 128 + term_signal : (int)exit_status;
+	deliver(request);
+	uv_close((uv_handle_t *)process, on_request_handle_closed);
+}
+
+static struct local_request *new_local_request(struct transport *base, enum local_kind kind,
+					       void *data)
+{
+	struct local_transport *transport = (struct local_transport *)base;
+	struct local_request *request = calloc(1, sizeof(*request));
+
+	assert_non_null(request);
+	request->owner = transport;
+	request->kind = kind;
+	request->data = data;
+	request->handle.timer.data = request;
+	transport->requests++;
+	for (unsigned int i = 0; i < MAX_PENDING; i++)
+		if (!transport->pending[i]) {
+			transport->pending[i] = request;
+			return request;
+		}
+	fail_msg("more than %d requests in flight on one transport", MAX_PENDING);
+	return request;
+}
+
+/* Completes on the next loop turn, as a real transport would. */
+static int complete_soon(struct local_request *request)
+{
+	uv_timer_init(request->owner->base.loop, &request->handle.timer);
+	request->handle.timer.data = request;
+	uv_timer_start(&request->handle.timer, on_request_timer, 0, 0);
+	return 0;
+}
+
+static int local_create(uv_loop_t *loop, const struct transport_config *config,
+			struct transport **transport_out)
+{
+	struct local_transport *transport = calloc(1, sizeof(*transport));
+
+	(void)config;
+	if (!transport)
+		return -ENOMEM;
+	transport->base.ops = &local_transport_ops;
+	transport->base.loop = loop;
+	*transport_out = &transport->base;
+	return 0;
+}
+
+static int local_connect(struct transport *base, transport_connect_cb callback, void *data)
+{
+	struct local_request *request = new_local_request(base, LOCAL_CONNECT, data);
+
+	local_world.connect_count++;
+	request->connect_callback = callback;
+	return complete_soon(request);
+}
+
+static int local_exec(struct transport *base, const char *const *argv, uint64_t timeout_ms,
+		      transport_exec_cb callback, void *data)
+{
+	struct local_request *request;
+	char mapped[32][256];
+	char *args[33];
+	uv_process_options_t options = { 0 };
+	uv_stdio_container_t stdio[3];
+	int i, out_fd, err_fd, rc;
+
+	/* the board's kernel log: empty, and readable wherever the test runs */
+	if (strcmp(argv[0], "dmesg") == 0) {
+		request = new_local_request(base, LOCAL_DMESG, data);
+		request->exec_callback = callback;
+		return complete_soon(request);
+	}
+	local_world.probe_count += strcmp(argv[0], "true") == 0;
+	if (strcmp(argv[0], "true") == 0 && local_world.probes_before_silence &&
+	    local_world.probe_count > local_world.probes_before_silence) {
+		/* answered like the kernel log (no output, no process), but only
+		 * once the timeout has passed, with -ETIMEDOUT */
+		request = new_local_request(base, LOCAL_DMESG, data);
+		request->exec_callback = callback;
+		request->silent = true;
+		uv_timer_init(base->loop, &request->handle.timer);
+		request->handle.timer.data = request;
+		uv_timer_start(&request->handle.timer, on_request_timer, timeout_ms, 0);
+		return 0;
+	}
+	request = new_local_request(base, LOCAL_EXEC, data);
+	request->exec_callback = callback;
+	for (i = 0; argv[i] && i < 32; i++) {
+		map_path(argv[i], mapped[i], sizeof(mapped[i]));
+		args[i] = mapped[i];
+	}
+	args[i] = NULL;
+	snprintf(request->stdout_path, sizeof(request->stdout_path), "%s/%u.out", local_world.output_dir,
+		 local_world.exec_count);
+	snprintf(request->stderr_path, sizeof(request->stderr_path), "%s/%u.err", local_world.output_dir,
+		 local_world.exec_count++);
+	out_fd = open(request->stdout_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	err_fd = open(request->stderr_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(out_fd >= 0 && err_fd >= 0);
+	stdio[0].flags = UV_IGNORE;
+	stdio[1].flags = UV_INHERIT_FD;
+	stdio[1].data.fd = out_fd;
+	stdio[2].flags = UV_INHERIT_FD;
+	stdio[2].data.fd = err_fd;
+	options.file = args[0];
+	options.args = args;
+	options.stdio = stdio;
+	options.stdio_count = 3;
+	options.exit_cb = on_process_exit;
+	request->handle.process.data = request;
+	rc = uv_spawn(base->loop, &request->handle.process, &options);
+	close(out_fd);
+	close(err_fd);
+	if (rc < 0)
+		fail_msg("cannot run %s: %s", args[0], uv_strerror(rc));
+	return 0;
+}
+
+static int local_upload(struct transport *base, const char *local_path, const char *remote_path,
+			uint64_t timeout_ms, transport_upload_cb callback, void *data)
+{
+	struct local_request *request = new_local_request(base, LOCAL_UPLOAD, data);
+	char target[256];
+	size_t length;
+	char *text = local_read_all(local_path, &length);
+	FILE *file;
+
+	(void)timeout_ms;
+	request->upload_callback = callback;
+	map_path(remote_path, target, sizeof(target));
+	/* what `cat > FILE` does: truncate, then write */
+	file = fopen(target, "w");
+	if (!file || fwrite(text, 1, length, file) != length)
+		request->status = -EIO;
+	if (file)
+		fclose(file);
+	free(text);
+	return complete_soon(request);
+}
+
+static void local_close(struct transport *base, transport_close_cb callback, void *data)
+{
+	struct local_transport *transport = (struct local_transport *)base;
+
+	transport->closed = true;
+	for (unsigned int i = 0; i < MAX_PENDING; i++) {
+		struct local_request *request = transport->pending[i];
+
+		if (!request)
+			continue;
+		/* the remote command dies with its channel */
+		if (request->kind == LOCAL_EXEC)
+			uv_process_kill(&request->handle.process, SIGKILL);
+		deliver(request);
+	}
+	local_free_if_done(transport);
+	if (callback)
+		callback(NULL, data);
+}
+
+const struct transport_ops local_transport_ops = {
+	.name = "local",
+	.create = local_create,
+	.connect = local_connect,
+	.exec = local_exec,
+	.upload = local_upload,
+	.close = local_close,
+};
+
+/* A power switch that cannot switch: a run recovering from a hang ends there. */
+static int broken_power_request(struct power *power, enum power_action action,
+				uint64_t timeout_ms, power_cb callback, void *data)
+{
+	(void)power, (void)action, (void)timeout_ms, (void)callback, (void)data;
+	return -EIO;
+}
+
+const struct power_ops broken_power_ops = {
+	.name = "broken",
+	.request = broken_power_request,
+};

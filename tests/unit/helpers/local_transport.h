@@ -1,0 +1,40 @@
+/*
+ * local_transport.h - boards for unit tests, reached through a transport
+ * whose "remote" commands run on this machine, with the boards' /tmp mapped
+ * into local_world.shared_tmp. Like the virtual lab's boards (and any boards
+ * that share a filesystem), every board sees the same /tmp; no network is
+ * used. `dmesg` answers empty; `true` counts as the watchdog's probe.
+ *
+ *   snprintf(local_world.shared_tmp, ...); snprintf(local_world.output_dir, ...);
+ *   board->transport_ops = &local_transport_ops;
+ *   board->power = &(struct power){ .ops = &broken_power_ops, .loop = loop };
+ */
+#ifndef RB_TEST_LOCAL_TRANSPORT_H
+#define RB_TEST_LOCAL_TRANSPORT_H
+
+#include <stddef.h>
+
+#include "power/power.h"
+#include "transport/transport.h"
+
+/* What every local transport shares: set the directories before use. */
+struct local_world {
+	char shared_tmp[128];		/* what the boards see as /tmp */
+	char output_dir[128];		/* where an exec's stdout and stderr go */
+	unsigned int exec_count;
+	unsigned int connect_count;	/* connections opened, the run's and the watchdog's */
+	unsigned int probe_count;	/* `true`: the watchdog's probes */
+	/* the boards go silent after this many probes (0: never): a probe gets
+	 * no answer, as from a board whose kernel froze */
+	unsigned int probes_before_silence;
+};
+
+extern struct local_world local_world;
+extern const struct transport_ops local_transport_ops;
+/* A power switch that cannot switch: a run recovering from a hang ends there. */
+extern const struct power_ops broken_power_ops;
+
+/* A file's whole text, NUL-terminated (empty when it cannot be read); free() it. */
+char *local_read_all(const char *path, size_t *length);
+
+#endif
