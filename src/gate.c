@@ -24,7 +24,6 @@ struct gate {
 	struct gate_options options;
 	gate_done_cb done;
 	void *data;
-	struct run_environment environment;	/* the session's, linking runs to this gate */
 	struct lab_round round;
 	enum side running;		/* the side the current round runs */
 	unsigned int baseline_rounds;
@@ -513,14 +512,9 @@ int gate_start(const struct gate_options *options, gate_done_cb done, void *data
 		gate_free(gate);
 		return -ENOMEM;
 	}
-	lab_round_init(&gate->round, options->session, &(struct lab_round_hooks){
-		.trouble = on_round_trouble, .done = on_round_done, .data = gate });
-	gate->environment = options->session->environment;
-	gate->environment.run_queued = on_run_queued;
-	gate->environment.run_queued_data = gate;
-	gate->round.environment = &gate->environment;
-	if (options->tree)
-		gate->round.tree = options->tree;
+	lab_round_init(&gate->round, options->session, options->tree, &(struct lab_round_hooks){
+		.trouble = on_round_trouble, .done = on_round_done, .run_queued = on_run_queued,
+		.data = gate });
 	*out = gate;
 	start_candidate(gate);
 	return 0;

@@ -62,7 +62,6 @@ struct lab_bisect {
 	unsigned int prebuild_waits;	/* how often this round waited */
 	struct result_record *records;	/* every result the engine got, in order */
 	size_t record_count, record_capacity;
-	struct run_environment environment;	/* the session's, linking runs to this bisection */
 	struct lab_round round;
 	struct speculative_build *speculative[MAX_SPECULATIVE_BUILDS];
 	char (*built_ahead)[41];	/* commits built ahead, to count how many were used */
@@ -448,7 +447,7 @@ static int store_speculative_skip(struct lab_bisect *lb, struct speculative_buil
 		 result->commit, result->log);
 	spec = (struct run_spec){ .workload = lb->workload, .commit = speculative->result.commit,
 				  .build_id = speculative->build_id, .build_failure = speculative->failure };
-	return run_start(&lb->environment, NULL, &spec, on_speculative_skip_done, speculative);
+	return run_start(&lb->round.environment, NULL, &spec, on_speculative_skip_done, speculative);
 }
 
 static void on_speculative_built(struct build *build, const struct build_result *result, void *data)
@@ -1297,15 +1296,9 @@ int lab_bisect_start(const struct lab_bisect_options *options, lab_bisect_done_c
 		lab_bisect_free(lb);
 		return rc;
 	}
-	lab_round_init(&lb->round, options->session, &(struct lab_round_hooks){
+	lab_round_init(&lb->round, options->session, options->tree, &(struct lab_round_hooks){
 		.built = on_round_built, .trouble = on_round_trouble, .done = on_round_done,
-		.data = lb });
-	lb->environment = options->session->environment;
-	lb->environment.run_queued = on_run_queued;
-	lb->environment.run_queued_data = lb;
-	lb->round.environment = &lb->environment;
-	if (options->tree)
-		lb->round.tree = options->tree;
+		.run_queued = on_run_queued, .data = lb });
 	lb->step = options->resume ? step_of(options->spec) : STEP_BAD_END;
 	if (options->resume)
 		resume(lb);

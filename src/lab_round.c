@@ -9,13 +9,15 @@
 
 #include "log.h"
 
-void lab_round_init(struct lab_round *round, struct lab_session *session,
+void lab_round_init(struct lab_round *round, struct lab_session *session, const char *tree,
 		    const struct lab_round_hooks *hooks)
 {
 	memset(round, 0, sizeof(*round));
 	round->session = session;
-	round->environment = &session->environment;
-	round->tree = session->tree;
+	round->environment = session->environment;
+	round->environment.run_queued = hooks->run_queued;
+	round->environment.run_queued_data = hooks->data;
+	round->tree = tree ? tree : session->tree;
 	round->hooks = *hooks;
 }
 
@@ -102,7 +104,7 @@ static void start_group_runs(struct lab_round_group *group)
 {
 	struct lab_session *session = group->owner->session;
 	struct scheduler_options options = {
-		.environment = group->owner->environment,
+		.environment = &group->owner->environment,
 		.pool = &session->schedulers,
 		.boards = group->boards,
 		.board_count = group->board_count,

@@ -5,8 +5,7 @@
  * loop. A bisection round tests several commits this way, a gate its
  * baseline and candidate.
  *
- *   lab_round_init(&round, session, &hooks);
- *   round.environment = &my_environment;   // optional: the session's by default
+ *   lab_round_init(&round, session, tree, &hooks);   // tree NULL: the session's
  *   group = lab_round_add(&round, "v3.3", NULL, 1);
  *   group->boards[group->board_count++] = board;
  *   lab_round_launch(&round);          // hooks.done once every group ended
@@ -50,21 +49,23 @@ struct lab_round_hooks {
 	void (*trouble)(const char *reason, void *data);
 	/* every group ended */
 	void (*done)(void *data);
+	/* each run, once queued in the store, before it starts (a gate or a
+	 * bisection links it to itself there); may be NULL */
+	void (*run_queued)(int64_t run_id, const struct run_spec *spec, void *data);
 	void *data;
 };
 
 struct lab_round {
 	struct lab_session *session;
-	/* what the runs share (a gate's or a bisection's own, to link its
-	 * runs) and the tree the refs are in: the session's unless set */
-	const struct run_environment *environment;
-	const char *tree;
+	/* what the runs share: the session's, with the hooks' run_queued */
+	struct run_environment environment;
+	const char *tree;		/* the refs' */
 	struct lab_round_hooks hooks;
 	struct lab_round_group *groups;
 	size_t group_count, groups_left;
 };
 
-void lab_round_init(struct lab_round *round, struct lab_session *session,
+void lab_round_init(struct lab_round *round, struct lab_session *session, const char *tree,
 		    const struct lab_round_hooks *hooks);
 /* Forgets the groups of the last round (their schedulers freed). */
 void lab_round_clear(struct lab_round *round);

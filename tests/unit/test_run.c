@@ -102,20 +102,8 @@ static int setup(void **state)
 		snprintf(f->workload_dir[i], sizeof(f->workload_dir[i]), "%s/workload-%d", f->dir, i);
 		assert_int_equal(mkdir(f->workload_dir[i], 0700), 0);
 		f->lab_board[i].name = i ? "lb02" : "lb01";
-		f->board[i] = (struct board){
-			.config = &f->lab_board[i],
-			.name = f->lab_board[i].name,
-			.loop = &f->loop,
-			.log = &f->log,
-			.transport_config = { .board_name = f->lab_board[i].name, .host = "local",
-					      .user = "root", .identity_file = "none",
-					      .known_hosts_file = "none",
-					      .connect_timeout_ms = 5000 },
-			.transport_ops = &local_transport_ops,
-			.power = &f->power,
-		};
-		snprintf(f->board[i].clean_release, sizeof(f->board[i].clean_release), "%s",
-			 f->release);
+		local_board_init(&f->board[i], &f->lab_board[i], &f->loop, &f->log, &f->power,
+				 f->release);
 	}
 	*state = f;
 	return 0;
@@ -124,17 +112,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char command[128];
-	int i;
 
-	uv_run(&f->loop, UV_RUN_DEFAULT);
-	assert_int_equal(uv_loop_close(&f->loop), 0);
-	for (i = 0; i < BOARDS; i++)
-		board_capture_reset(&f->board[i]);
-	store_close(f->store);
-	fclose(f->events);
-	snprintf(command, sizeof(command), "rm -rf '%s'", f->dir);
-	assert_int_equal(system(command), 0);
+	local_boards_teardown(&f->loop, f->board, BOARDS, f->store, f->events, f->dir);
 	free(f);
 	return 0;
 }

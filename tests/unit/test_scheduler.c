@@ -97,14 +97,8 @@ static int setup(void **state)
 		.job_name = f->job.name, .runs_dir = f->runs_dir, .workload_dir = f->workload_dir };
 	for (i = 0; i < BOARDS; i++) {
 		f->lab_board[i] = (struct lab_board){ .name = i ? "sb02" : "sb01", .chip = "ar9285" };
-		f->board[i] = (struct board){
-			.config = &f->lab_board[i], .name = f->lab_board[i].name, .loop = &f->loop,
-			.log = &f->log, .transport_ops = &local_transport_ops, .power = &f->power,
-			.transport_config = { .board_name = f->lab_board[i].name, .host = "local",
-					      .user = "root", .identity_file = "none",
-					      .known_hosts_file = "none", .connect_timeout_ms = 5000 },
-		};
-		snprintf(f->board[i].clean_release, sizeof(f->board[i].clean_release), "%s", f->release);
+		local_board_init(&f->board[i], &f->lab_board[i], &f->loop, &f->log, &f->power,
+				 f->release);
 		f->boards[i] = &f->board[i];
 	}
 	*state = f;
@@ -114,17 +108,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char command[128];
-	int i;
 
-	uv_run(&f->loop, UV_RUN_DEFAULT);
-	assert_int_equal(uv_loop_close(&f->loop), 0);
-	for (i = 0; i < BOARDS; i++)
-		board_capture_reset(&f->board[i]);
-	store_close(f->store);
-	fclose(f->events);
-	snprintf(command, sizeof(command), "rm -rf '%s'", f->dir);
-	assert_int_equal(system(command), 0);
+	local_boards_teardown(&f->loop, f->board, BOARDS, f->store, f->events, f->dir);
 	free(f);
 	return 0;
 }

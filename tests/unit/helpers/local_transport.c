@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -365,3 +366,32 @@ const struct power_ops broken_power_ops = {
 	.name = "broken",
 	.request = broken_power_request,
 };
+
+void local_board_init(struct board *board, struct lab_board *config, uv_loop_t *loop,
+		      struct log *log, struct power *power, const char *release)
+{
+	*board = (struct board){
+		.config = config, .name = config->name, .loop = loop, .log = log,
+		.transport_config = { .board_name = config->name, .host = "local", .user = "root",
+				      .identity_file = "none", .known_hosts_file = "none",
+				      .connect_timeout_ms = 5000 },
+		.transport_ops = &local_transport_ops,
+		.power = power,
+	};
+	snprintf(board->clean_release, sizeof(board->clean_release), "%s", release);
+}
+
+void local_boards_teardown(uv_loop_t *loop, struct board *boards, size_t count,
+			   struct store *store, FILE *events, const char *dir)
+{
+	char command[PATH_MAX + 16];
+
+	uv_run(loop, UV_RUN_DEFAULT);
+	assert_int_equal(uv_loop_close(loop), 0);
+	for (size_t i = 0; i < count; i++)
+		board_capture_reset(&boards[i]);
+	store_close(store);
+	fclose(events);
+	snprintf(command, sizeof(command), "rm -rf '%s'", dir);
+	assert_int_equal(system(command), 0);
+}

@@ -14,7 +14,12 @@
 
 #include <stddef.h>
 
+#include <stdio.h>
+#include <uv.h>
+
+#include "board.h"
 #include "power/power.h"
+#include "store.h"
 #include "transport/transport.h"
 
 /* What every local transport shares: set the directories before use. */
@@ -33,6 +38,15 @@ extern struct local_world local_world;
 extern const struct transport_ops local_transport_ops;
 /* A power switch that cannot switch: a run recovering from a hang ends there. */
 extern const struct power_ops broken_power_ops;
+
+/* A board on the local transport that already runs `release` cleanly (no
+ * boot before a run), its power switch `power`. */
+void local_board_init(struct board *board, struct lab_board *config, uv_loop_t *loop,
+		      struct log *log, struct power *power, const char *release);
+/* The end of a test on local boards: runs the loop dry and closes it, drops
+ * the boards' captures, closes the store and the log's file, removes dir. */
+void local_boards_teardown(uv_loop_t *loop, struct board *boards, size_t count,
+			   struct store *store, FILE *events, const char *dir);
 
 /* A file's whole text, NUL-terminated (empty when it cannot be read); free() it. */
 char *local_read_all(const char *path, size_t *length);
