@@ -515,28 +515,9 @@ static void command_power_close(struct power *base)
 
 /* ---- options ----------------------------------------------------------------- */
 
-static int option_error(const struct lab_board *board, const struct config_location *where,
-			char *error, size_t error_len, const char *format, ...)
-	__attribute__((format(printf, 5, 6)));
-
 /* "file:line:col: board 'x': power driver 'command': " + what is wrong. */
-static int option_error(const struct lab_board *board, const struct config_location *where,
-			char *error, size_t error_len, const char *format, ...)
-{
-	char location[512];
-	va_list arguments;
-	int prefix;
-
-	config_location_format(where, location, sizeof(location));
-	prefix = snprintf(error, error_len, "%s: board '%s': power driver 'command': ", location,
-			  board->name);
-	if (prefix > 0 && (size_t)prefix < error_len) {
-		va_start(arguments, format);
-		vsnprintf(error + prefix, error_len - (size_t)prefix, format, arguments);
-		va_end(arguments);
-	}
-	return -EINVAL;
-}
+#define option_error(board, where, error, error_len, ...) \
+	power_option_error(board, "command", where, error, error_len, __VA_ARGS__)
 
 static bool is_known_option(const char *name)
 {

@@ -91,7 +91,7 @@ static void test_unknown_driver_is_named_where_it_is_written(void **state)
 	assert_int_equal(open_lab(&scratch, "name: v\nboards:\n  - name: a\n    chip: ar9285\n"
 					    "    transport: {host: 127.77.9.1}\n"
 					    "    power: {driver: pdu9000}\n"), -EINVAL);
-	assert_error(&scratch, 6, 12, "board 'a': unknown power driver 'pdu9000' (known: command, virtual)");
+	assert_error(&scratch, 6, 12, "board 'a': unknown power driver 'pdu9000' (known: command, pdudaemon, virtual)");
 	close_lab(&scratch);
 	assert_int_equal(open_lab(&scratch, "name: v\nboards:\n  - name: a\n    chip: ar9285\n"
 					    "    transport: {host: 127.77.9.1}\n"

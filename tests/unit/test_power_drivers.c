@@ -1,7 +1,9 @@
 /*
  * Power drivers on a real loop: the virtual switch against a control socket
- * served by this test (speaking the lab supervisor's one-line protocol), and
- * the command switch running real programs. No TCP is used; sockets and
+ * served by this test (speaking the lab supervisor's one-line protocol), the
+ * command switch running real programs, and the pdudaemon switch against a
+ * real pdudaemon (Debian's) this test starts on 127.77.12.1, whose
+ * localcmdline PDUs write what they were told into a file. Sockets and
  * files live under a mkdtemp directory.
  */
 #include <stdarg.h>
@@ -9,6 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,10 +26,11 @@
 #include "config.h"
 #include "path.h"
 #include "power/command.h"
+#include "power/pdudaemon.h"
 #include "power/virtual.h"
 #include "virtual/lab/lab_state.h"
 
-#define MAX_OUTCOMES 4
+#define MAX_OUTCOMES 8
 #define MAX_CLIENTS 8
 
 enum answer_mode { ANSWER_OK, ANSWER_ERROR, ANSWER_NEVER };
@@ -65,8 +69,19 @@ struct control_server {
 	size_t received_count;
 };
 
+/* A pdudaemon this test started (uv_spawn), its log read from its stderr. */
+struct pdudaemon_process {
+	uv_process_t process;
+	uv_pipe_t log_pipe;
+	char log[65536];
+	size_t log_length;
+	bool started, exited;
+	int open_handles;
+};
+
 struct fixture {
 	uv_loop_t loop;
+	struct pdudaemon_process pdudaemon;
 	char directory[64];
 	char lab_path[128];
 	char error[2048];
@@ -142,6 +157,7 @@ static int setup(void **state)
 }
 
 static void stop_control_server(struct fixture *fixture);
+static void stop_pdudaemon(struct fixture *fixture);
 
 static int teardown(void **state)
 {
@@ -150,6 +166,7 @@ static int teardown(void **state)
 	int rc = 0;
 
 	stop_control_server(fixture);
+	stop_pdudaemon(fixture);
 	/* Every handle a driver opened must close once it is closed. */
 	if (!run_until(&fixture->loop, loop_idle, &fixture->loop, 20000) ||
 	    uv_loop_close(&fixture->loop) != 0) {
@@ -928,8 +945,8 @@ static void test_command_power_close_cancels_and_kills(void **state)
 }
 
 /* The error is exactly "<lab file>:line:col: board 'r1': power driver 'command': words". */
-static void assert_command_refused(struct fixture *fixture, const char *power_lines, int line,
-				   int column, const char *words)
+static void assert_refused(struct fixture *fixture, const struct power_ops *ops,
+			   const char *power_lines, int line, int column, const char *words)
 {
 	struct driver_context context;
 	struct power *power = NULL;
@@ -938,12 +955,18 @@ static void assert_command_refused(struct fixture *fixture, const char *power_li
 	if (load_command_lab(fixture, power_lines))
 		fail_msg("lab did not load: %s", fixture->error);
 	context = context_for(fixture, "r1");
-	assert_int_equal(command_power_ops.create(&context, &power, fixture->error,
-						  sizeof(fixture->error)), -EINVAL);
+	assert_int_equal(ops->create(&context, &power, fixture->error, sizeof(fixture->error)),
+			 -EINVAL);
 	assert_null(power);
-	snprintf(expected, sizeof(expected), "%s:%d:%d: board 'r1': power driver 'command': %s",
-		 fixture->lab_path, line, column, words);
+	snprintf(expected, sizeof(expected), "%s:%d:%d: board 'r1': power driver '%s': %s",
+		 fixture->lab_path, line, column, ops->name, words);
 	assert_string_equal(fixture->error, expected);
+}
+
+static void assert_command_refused(struct fixture *fixture, const char *power_lines, int line,
+				   int column, const char *words)
+{
+	assert_refused(fixture, &command_power_ops, power_lines, line, column, words);
 }
 
 static void test_command_power_refuses_bad_options(void **state)
@@ -985,6 +1008,278 @@ static void test_command_power_refuses_bad_options(void **state)
 			       "e.g. [pdu-switch, '3', 'on']");
 }
 
+
+/* ---- the pdudaemon power switch ------------------------------------------------------ */
+
+#define PDUDAEMON_URL "http://127.77.12.1:16421"
+
+static void on_pdudaemon_handle_closed(uv_handle_t *handle)
+{
+	((struct pdudaemon_process *)handle->data)->open_handles--;
+}
+
+static void on_pdudaemon_exit(uv_process_t *process, int64_t exit_status, int term_signal)
+{
+	struct pdudaemon_process *daemon = process->data;
+
+	(void)exit_status, (void)term_signal;
+	daemon->exited = true;
+	uv_close((uv_handle_t *)process, on_pdudaemon_handle_closed);
+}
+
+static void on_log_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buffer)
+{
+	struct pdudaemon_process *daemon = handle->data;
+	size_t room = sizeof(daemon->log) - 1 - daemon->log_length;
+
+	(void)suggested;
+	/* a full log keeps being read, into the last bytes, so the pipe never blocks it */
+	*buffer = uv_buf_init(daemon->log + (room ? daemon->log_length : daemon->log_length - 256),
+			      room ? (unsigned int)room : 256);
+}
+
+static void on_log_read(uv_stream_t *stream, ssize_t count, const uv_buf_t *buffer)
+{
+	struct pdudaemon_process *daemon = stream->data;
+
+	(void)buffer;
+	if (count < 0) {
+		uv_close((uv_handle_t *)stream, on_pdudaemon_handle_closed);
+		return;
+	}
+	if (daemon->log_length + (size_t)count < sizeof(daemon->log))
+		daemon->log_length += (size_t)count;
+	daemon->log[daemon->log_length] = '\0';
+}
+
+static bool pdudaemon_listening(void *arg)
+{
+	struct pdudaemon_process *daemon = arg;
+
+	return daemon->exited || strstr(daemon->log, "Listening on 127.77.12.1:16421");
+}
+
+static bool pdudaemon_gone(void *arg)
+{
+	return ((struct pdudaemon_process *)arg)->open_handles == 0;
+}
+
+/*
+ * Starts Debian's pdudaemon with three localcmdline PDUs: "rack" appends
+ * "PORT on|off" to pdu.log, "slow" sleeps 5 s first, "broken" fails. Waits
+ * for its "Listening on" log line.
+ */
+static void start_pdudaemon(struct fixture *fixture)
+{
+	struct pdudaemon_process *daemon = &fixture->pdudaemon;
+	char conf[160], log[160], text[2048];
+	char *argv[] = { "pdudaemon", "--conf", conf, "--logfile", "/dev/stderr", "--loglevel", "DEBUG",
+			 NULL };
+	uv_stdio_container_t stdio[3] = { { .flags = UV_IGNORE }, { .flags = UV_IGNORE },
+					  { .flags = UV_INHERIT_FD } };
+	int fds[2];
+	uv_process_options_t options = { .file = "pdudaemon", .args = argv, .stdio = stdio,
+					 .stdio_count = 3, .exit_cb = on_pdudaemon_exit };
+	FILE *file;
+	int rc;
+
+	scratch_path(fixture, "pdudaemon.json", conf, sizeof(conf));
+	scratch_path(fixture, "pdu.log", log, sizeof(log));
+	snprintf(text, sizeof(text),
+		 "{\"daemon\": {\"hostname\": \"127.77.12.1\", \"port\": 16421, \"listener\": \"http\"},\n"
+		 " \"pdus\": {\n"
+		 "  \"rack\": {\"driver\": \"localcmdline\", \"cmd_on\": \"echo '%%s on' >> %s\",\n"
+		 "            \"cmd_off\": \"echo '%%s off' >> %s\"},\n"
+		 "  \"slow\": {\"driver\": \"localcmdline\", \"cmd_on\": \"sleep 5\", \"cmd_off\": \"sleep 5\"}\n"
+		 " }}\n", log, log);
+	assert_non_null(file = fopen(conf, "w"));
+	fputs(text, file);
+	fclose(file);
+	/* a real pipe, not libuv's socketpair: pdudaemon opens /dev/stderr by
+	 * name, which a socket refuses (ENXIO) */
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	uv_pipe_init(&fixture->loop, &daemon->log_pipe, 0);
+	assert_int_equal(uv_pipe_open(&daemon->log_pipe, fds[0]), 0);
+	daemon->log_pipe.data = daemon;
+	daemon->process.data = daemon;
+	stdio[2].data.fd = fds[1];
+	daemon->open_handles = 1;
+	rc = uv_spawn(&fixture->loop, &daemon->process, &options);
+	close(fds[1]);
+	if (rc) {
+		uv_close((uv_handle_t *)&daemon->log_pipe, on_pdudaemon_handle_closed);
+		fail_msg("cannot start pdudaemon (make deps installs it): %s", uv_strerror(rc));
+	}
+	daemon->started = true;
+	daemon->open_handles++;
+	uv_read_start((uv_stream_t *)&daemon->log_pipe, on_log_alloc, on_log_read);
+	if (!run_until(&fixture->loop, pdudaemon_listening, daemon, 30000) || daemon->exited) {
+		fprintf(stderr, "pdudaemon said:\n%s\n", daemon->log);
+		fail_msg("pdudaemon did not listen within 30 s (its words above)");
+	}
+}
+
+/* Ends the daemon this test started, by its PID, and waits for it. */
+static void stop_pdudaemon(struct fixture *fixture)
+{
+	struct pdudaemon_process *daemon = &fixture->pdudaemon;
+
+	if (!daemon->started)
+		return;
+	daemon->started = false;
+	if (!daemon->exited)
+		uv_process_kill(&daemon->process, SIGTERM);
+	if (!run_until(&fixture->loop, pdudaemon_gone, daemon, 10000)) {
+		uv_process_kill(&daemon->process, SIGKILL);
+		run_until(&fixture->loop, pdudaemon_gone, daemon, 10000);
+	}
+}
+
+static struct power *pdudaemon_power(struct fixture *fixture, const char *pdu, const char *port)
+{
+	char lines[512];
+
+	snprintf(lines, sizeof(lines), "      driver: pdudaemon\n      url: \"%s\"\n"
+		 "      hostname: %s\n      port: %s\n      delay: 0\n", PDUDAEMON_URL, pdu, port);
+	if (load_command_lab(fixture, lines))
+		fail_msg("lab did not load: %s", fixture->error);
+	return create_power(fixture, &pdudaemon_power_ops, "r1");
+}
+
+static char *pdu_log(struct fixture *fixture)
+{
+	char path[160];
+
+	scratch_path(fixture, "pdu.log", path, sizeof(path));
+	return read_file(path);
+}
+
+static void test_pdudaemon_power_switches_the_pdu_port(void **state)
+{
+	struct fixture *fixture = *state;
+	struct power *power;
+	char *log;
+
+	start_pdudaemon(fixture);
+	power = pdudaemon_power(fixture, "rack", "3");
+	assert_int_equal(request_and_wait(fixture, power, POWER_OFF, 10000, 15000)->status, 0);
+	assert_int_equal(request_and_wait(fixture, power, POWER_ON, 10000, 15000)->status, 0);
+	/* a cycle is pdudaemon's reboot: off, then on (delay 0) */
+	assert_int_equal(request_and_wait(fixture, power, POWER_CYCLE, 10000, 15000)->status, 0);
+	log = pdu_log(fixture);
+	assert_string_equal(log, "3 off\n3 on\n3 off\n3 on\n");
+	free(log);
+	power->ops->close(power);
+}
+
+static bool all_done(void *arg)
+{
+	struct fixture *fixture = arg;
+
+	for (int i = 0; i < MAX_OUTCOMES; i++)
+		if (!fixture->outcomes[i].done)
+			return false;
+	return true;
+}
+
+/* pdudaemon queues one PDU's requests; every one of a burst is answered. */
+static void test_pdudaemon_power_burst_on_one_pdu_is_all_answered(void **state)
+{
+	struct fixture *fixture = *state;
+	struct power *power;
+	char *log, *line;
+	int i, on = 0, off = 0;
+
+	start_pdudaemon(fixture);
+	power = pdudaemon_power(fixture, "rack", "5");
+	memset(fixture->outcomes, 0, sizeof(fixture->outcomes));
+	for (i = 0; i < MAX_OUTCOMES; i++)
+		assert_int_equal(power->ops->request(power, i % 2 ? POWER_ON : POWER_OFF, 20000,
+						     on_power_done, &fixture->outcomes[i]), 0);
+	assert_true(run_until(&fixture->loop, all_done, fixture, 30000));
+	for (i = 0; i < MAX_OUTCOMES; i++)
+		if (fixture->outcomes[i].status)
+			fail_msg("request %d: %s", i, fixture->outcomes[i].error_text);
+	log = pdu_log(fixture);
+	for (line = strtok(log, "\n"); line; line = strtok(NULL, "\n")) {
+		on += strcmp(line, "5 on") == 0;
+		off += strcmp(line, "5 off") == 0;
+	}
+	free(log);
+	assert_int_equal(on, MAX_OUTCOMES / 2);
+	assert_int_equal(off, MAX_OUTCOMES / 2);
+	power->ops->close(power);
+}
+
+/* What goes wrong names the PDU and its port: an unknown PDU (pdudaemon's
+ * 500), a PDU busier than the timeout, no daemon at all. */
+static void test_pdudaemon_power_failures_name_the_pdu(void **state)
+{
+	struct fixture *fixture = *state;
+	struct power *power;
+	struct outcome *outcome;
+
+	power = pdudaemon_power(fixture, "rack", "3");
+	outcome = request_and_wait(fixture, power, POWER_ON, 5000, 10000);
+	assert_int_equal(outcome->status, -ECONNREFUSED);
+	assert_contains(outcome->error_text, "board r1: power switch 'pdudaemon' (PDU rack port 3 at "
+			PDUDAEMON_URL "): on: ");
+	power->ops->close(power);
+
+	start_pdudaemon(fixture);
+	power = pdudaemon_power(fixture, "nowhere", "3");
+	outcome = request_and_wait(fixture, power, POWER_OFF, 10000, 15000);
+	assert_int_equal(outcome->status, -EIO);
+	assert_contains(outcome->error_text, "(PDU nowhere port 3 at " PDUDAEMON_URL "): off answered HTTP 500");
+	power->ops->close(power);
+
+	power = pdudaemon_power(fixture, "slow", "1");
+	outcome = request_and_wait(fixture, power, POWER_ON, 500, 10000);
+	assert_int_equal(outcome->status, -ETIMEDOUT);
+	assert_contains(outcome->error_text, "(PDU slow port 1 at " PDUDAEMON_URL "): on: no answer in time");
+	power->ops->close(power);
+}
+
+static void test_pdudaemon_power_close_cancels_pending_requests(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome *outcome = &fixture->outcomes[0];
+	struct power *power;
+
+	start_pdudaemon(fixture);
+	power = pdudaemon_power(fixture, "slow", "2");
+	memset(outcome, 0, sizeof(*outcome));
+	assert_int_equal(power->ops->request(power, POWER_OFF, 20000, on_power_done, outcome), 0);
+	power->ops->close(power);
+	assert_true(outcome->done);
+	assert_int_equal(outcome->calls, 1);
+	assert_int_equal(outcome->status, -ECANCELED);
+}
+
+static void test_pdudaemon_power_refuses_bad_options(void **state)
+{
+	struct fixture *fixture = *state;
+
+	assert_refused(fixture, &pdudaemon_power_ops,
+		       "      driver: pdudaemon\n      hostname: rack\n      port: 3\n", 8, 7,
+		       "needs the daemon's url, e.g. url: \"http://127.0.0.1:16421\"");
+	assert_refused(fixture, &pdudaemon_power_ops,
+		       "      driver: pdudaemon\n      url: \"ftp://127.0.0.1\"\n      alias: a\n", 9, 12,
+		       "needs the daemon's url, e.g. url: \"http://127.0.0.1:16421\"");
+	assert_refused(fixture, &pdudaemon_power_ops,
+		       "      driver: pdudaemon\n      url: \"" PDUDAEMON_URL "\"\n", 8, 7,
+		       "needs either hostname and port (the PDU in pdudaemon's configuration and "
+		       "its outlet) or alias, not neither");
+	assert_refused(fixture, &pdudaemon_power_ops,
+		       "      driver: pdudaemon\n      url: \"" PDUDAEMON_URL "\"\n"
+		       "      hostname: rack\n      port: three\n", 11, 13,
+		       "needs the PDU's port, a number, e.g. port: 3");
+	assert_refused(fixture, &pdudaemon_power_ops,
+		       "      driver: pdudaemon\n      url: \"" PDUDAEMON_URL "\"\n"
+		       "      alias: a\n      outlet: 3\n", 11, 15,
+		       "unknown option 'outlet' (known: url, hostname, port, alias, delay)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1018,6 +1313,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_command_power_close_cancels_and_kills, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_command_power_refuses_bad_options, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_pdudaemon_power_switches_the_pdu_port, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_pdudaemon_power_burst_on_one_pdu_is_all_answered,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pdudaemon_power_failures_name_the_pdu, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_pdudaemon_power_close_cancels_pending_requests,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pdudaemon_power_refuses_bad_options, setup,
 						teardown),
 	};
 
