@@ -8,11 +8,12 @@ PKGCONFIG := libuv yaml-0.1 jansson sqlite3 libssh libcurl
 # Debian packages the build, the tests and the virtual lab need (pssh: make bench
 # compares the coordinator's SSH fan-out with parallel-ssh; chromium renders the
 # HTML report and python3-jsonschema validates the KCIDB one in test_report.sh;
-# pdudaemon is the real daemon the pdudaemon power driver is tested against).
+# pdudaemon and ser2net are the real daemons the power and console drivers are
+# tested against).
 DEBIAN_PACKAGES := gcc make pkg-config git libc6-dev \
 	libuv1-dev libssh-dev libyaml-dev libcurl4-openssl-dev libsqlite3-dev \
 	libjansson-dev libcmocka-dev openssh-server openssh-client \
-	busybox-static procps pssh chromium python3-jsonschema pdudaemon
+	busybox-static procps pssh chromium python3-jsonschema pdudaemon ser2net
 
 # Build on every core unless told otherwise (`make -j1` still wins): a serial
 # build of the programs, their sanitized twins and the unit tests takes

@@ -1,5 +1,5 @@
 /*
- * tcp.c - following a console on a raw TCP stream (see tcp.h).
+ * tcp.c - following a console on a raw or telnet TCP stream (see tcp.h).
  *
  * One connection at a time. When it drops or cannot be made, the handle is
  * closed and, retry_ms later, a fresh one is tried: always after a pause,
@@ -34,8 +34,24 @@ enum connection_state {
 	CONNECTION_DROPPING,		/* the handle is closing; then WAITING */
 };
 
+/* Telnet (RFC 854) as ser2net's telnet accepter speaks it: a command starts
+ * with IAC; a data byte 0xff comes doubled. */
+enum telnet_byte { TELNET_SE = 240, TELNET_SB = 250, TELNET_WILL = 251, TELNET_WONT = 252,
+		   TELNET_DO = 253, TELNET_DONT = 254, TELNET_IAC = 255 };
+
+enum telnet_state {
+	TELNET_DATA,
+	TELNET_COMMAND,		/* after IAC */
+	TELNET_OPTION,		/* after IAC WILL/WONT/DO/DONT: the option byte */
+	TELNET_SUBNEGOTIATION,	/* after IAC SB, until IAC SE */
+	TELNET_SUBNEGOTIATION_IAC,
+};
+
 struct tcp_console {
 	struct console base;
+	bool telnet;			/* protocol: telnet */
+	enum telnet_state telnet_state;	/* of the current connection */
+	unsigned char telnet_verb;
 	char *board_name;
 	struct sockaddr_storage address;
 	char address_text[ADDRESS_TEXT_SIZE];	/* "192.0.2.10:3001", "[2001:db8::1]:3001" */
@@ -149,9 +165,80 @@ static void on_console_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *bu
 	buffer->len = sizeof(console->read_buffer);
 }
 
+static void on_reply_written(uv_write_t *write, int status)
+{
+	(void)status;	/* a lost reply: the connection's end says more */
+	free(write);
+}
+
+/* We refuse every option the server offers or asks for (DONT to WILL, WONT
+ * to DO): a console needs none, and the server then sends plain data. */
+static void refuse_option(struct tcp_console *console, unsigned char verb, unsigned char option)
+{
+	struct reply {
+		uv_write_t write;
+		unsigned char bytes[3];
+	} *reply;
+	uv_buf_t buffer;
+
+	if (verb != TELNET_WILL && verb != TELNET_DO)
+		return;	/* WONT and DONT need no answer */
+	if (!(reply = malloc(sizeof(*reply))))
+		return;
+	reply->bytes[0] = TELNET_IAC;
+	reply->bytes[1] = verb == TELNET_WILL ? TELNET_DONT : TELNET_WONT;
+	reply->bytes[2] = option;
+	buffer = uv_buf_init((char *)reply->bytes, sizeof(reply->bytes));
+	if (uv_write(&reply->write, (uv_stream_t *)&console->tcp, &buffer, 1, on_reply_written))
+		free(reply);
+}
+
+/* Strips the telnet commands from bytes, in place; returns the data left. */
+static size_t telnet_data(struct tcp_console *console, unsigned char *bytes, size_t count)
+{
+	size_t in, out = 0;
+
+	for (in = 0; in < count; in++) {
+		unsigned char byte = bytes[in];
+
+		switch (console->telnet_state) {
+		case TELNET_DATA:
+			if (byte == TELNET_IAC)
+				console->telnet_state = TELNET_COMMAND;
+			else
+				bytes[out++] = byte;
+			break;
+		case TELNET_COMMAND:
+			console->telnet_state = TELNET_DATA;
+			if (byte == TELNET_IAC) {
+				bytes[out++] = byte;	/* a doubled 0xff is one data byte */
+			} else if (byte >= TELNET_WILL) {
+				console->telnet_verb = byte;
+				console->telnet_state = TELNET_OPTION;
+			} else if (byte == TELNET_SB) {
+				console->telnet_state = TELNET_SUBNEGOTIATION;
+			}	/* NOP, GA, BRK...: nothing to keep */
+			break;
+		case TELNET_OPTION:
+			refuse_option(console, console->telnet_verb, byte);
+			console->telnet_state = TELNET_DATA;
+			break;
+		case TELNET_SUBNEGOTIATION:
+			if (byte == TELNET_IAC)
+				console->telnet_state = TELNET_SUBNEGOTIATION_IAC;
+			break;
+		case TELNET_SUBNEGOTIATION_IAC:
+			console->telnet_state = byte == TELNET_SE ? TELNET_DATA : TELNET_SUBNEGOTIATION;
+			break;
+		}
+	}
+	return out;
+}
+
 static void on_console_read(uv_stream_t *stream, ssize_t count, const uv_buf_t *buffer)
 {
 	struct tcp_console *console = stream->data;
+	size_t length = (size_t)count;
 
 	if (console->closing || count == 0)
 		return;
@@ -159,7 +246,10 @@ static void on_console_read(uv_stream_t *stream, ssize_t count, const uv_buf_t *
 		drop_connection(console, true, (int)count);
 		return;
 	}
-	console->data_cb(&console->base, buffer->base, (size_t)count, console->data);
+	if (console->telnet)
+		length = telnet_data(console, (unsigned char *)buffer->base, length);
+	if (length)
+		console->data_cb(&console->base, buffer->base, length, console->data);
 }
 
 static void on_connected(uv_connect_t *connect, int status)
@@ -182,6 +272,7 @@ static void on_connected(uv_connect_t *connect, int status)
 		return;
 	}
 	console->state = CONNECTION_FOLLOWING;
+	console->telnet_state = TELNET_DATA;
 	console->outage_reported = false;
 	report(console, CONSOLE_CONNECTED, "connected");
 }
@@ -293,21 +384,34 @@ static int parse_address(const char *host, unsigned int port, struct sockaddr_st
 }
 
 /* The console's host: its own option, else the board's transport host. */
-static int find_host(const char *driver_name, const struct lab_board *board, const char **host,
-		     const struct config_location **where, char *error, size_t error_len)
+/* The host (default: the transport's) and whether the stream is telnet. */
+static int read_options(const char *driver_name, const struct lab_board *board, const char **host,
+			const struct config_location **where, bool *telnet, char *error,
+			size_t error_len)
 {
 	const struct lab_driver *driver = &board->console;
 	size_t i;
 
 	*host = board->host;
 	*where = &driver->where;
+	*telnet = false;
 	for (i = 0; i < driver->option_count; i++) {
 		const struct lab_driver_option *option = &driver->options[i];
+		bool is_protocol = strcmp(option->name, "protocol") == 0;
 
-		if (strcmp(option->name, "host") != 0)
+		if (strcmp(option->name, "host") != 0 && !is_protocol)
 			return option_error(driver_name, board, &option->where, error, error_len,
-					    "unknown option '%s' (known: driver, port, host)",
+					    "unknown option '%s' (known: driver, port, host, protocol)",
 					    option->name);
+		if (is_protocol) {
+			if (option->is_list || option->value_count != 1 ||
+			    (strcmp(option->values[0], "raw") && strcmp(option->values[0], "telnet")))
+				return option_error(driver_name, board, &option->where, error, error_len,
+						    "protocol is raw (the default) or telnet, as "
+						    "ser2net's accepter says");
+			*telnet = strcmp(option->values[0], "telnet") == 0;
+			continue;
+		}
 		if (option->is_list || option->value_count != 1)
 			return option_error(driver_name, board, &option->where, error, error_len,
 					    "host must be one numeric address, e.g. host: 192.0.2.10");
@@ -324,9 +428,10 @@ static int create_console(const struct console_ops *ops, const struct driver_con
 	const struct config_location *host_where;
 	struct tcp_console *console;
 	const char *host;
+	bool telnet;
 	int rc;
 
-	rc = find_host(ops->name, board, &host, &host_where, error, error_len);
+	rc = read_options(ops->name, board, &host, &host_where, &telnet, error, error_len);
 	if (rc)
 		return rc;
 	if (board->console_port == 0)
@@ -348,6 +453,7 @@ static int create_console(const struct console_ops *ops, const struct driver_con
 	}
 	console->base.ops = ops;
 	console->base.loop = context->loop;
+	console->telnet = telnet;
 	uv_timer_init(context->loop, &console->timer);
 	console->timer.data = console;
 	console->connect.data = console;

@@ -1,8 +1,13 @@
 /*
- * A serial console as ser2net serves it: a raw TCP stream, bytes in order.
+ * A serial console as ser2net serves it: a raw TCP stream, bytes in order,
+ * or telnet (ser2net's `telnet,tcp,...` accepter).
  *
  *   console: {driver: tcp, port: 3001, host: 192.0.2.10}
+ *   console: {driver: tcp, port: 3002, host: 192.0.2.10, protocol: telnet}
  *
+ * In telnet, the server's option negotiation is answered by refusing every
+ * option (a console needs none), subnegotiations are dropped and a doubled
+ * 0xff is one data byte: the capture holds what the board wrote.
  * `port` is required; `host` defaults to the board's transport host. Both
  * must be numeric (IPv4 or IPv6): a name would need resolving on every
  * reconnect, and a console server is configured by address anyway.

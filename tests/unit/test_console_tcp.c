@@ -56,6 +56,8 @@ struct console_server {
 	int accepted;
 	int peers_open;
 	int hang_ups_seen;		/* the client closed its side */
+	unsigned char received[256];	/* what clients sent, all peers together */
+	size_t received_length;
 };
 
 struct fixture {
@@ -313,8 +315,12 @@ static void on_peer_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buffe
 static void on_peer_read(uv_stream_t *stream, ssize_t count, const uv_buf_t *buffer)
 {
 	struct server_peer *peer = stream->data;
+	struct console_server *server = peer->server;
 
-	(void)buffer;
+	if (count > 0 && server->received_length + (size_t)count <= sizeof(server->received)) {
+		memcpy(server->received + server->received_length, buffer->base, (size_t)count);
+		server->received_length += (size_t)count;
+	}
 	if (count >= 0)
 		return;
 	peer->server->hang_ups_seen++;
@@ -469,6 +475,43 @@ static void test_console_reports_an_outage_once_and_retries_until_a_server_appea
 	close_console(capture);
 }
 
+
+static bool telnet_answered(void *arg)
+{
+	struct fixture *fixture = arg;
+
+	return capture_complete(&fixture->capture) && fixture->server.received_length >= 6;
+}
+
+/* ser2net's telnet accepter: option offers first, 0xff doubled in data, a
+ * subnegotiation; the capture holds the data alone and every offer and
+ * request is refused (DONT ECHO, WONT SGA). */
+static void test_telnet_console_keeps_the_data_and_refuses_every_option(void **state)
+{
+	struct fixture *fixture = *state;
+	static const char sent[] = "\xff\xfb\x01\xff\xfd\x03" "boot: \xff\xff ok\r\n"
+				   "\xff\xfa\x18\x01\xff\xf0" "\xff\xf1" "login: \r\n";
+	static const char data[] = "boot: \xff ok\r\nlogin: \r\n";
+	static const unsigned char refusals[] = { 0xff, 0xfe, 0x01, 0xff, 0xfc, 0x03 };
+	struct capture *capture = &fixture->capture;
+	struct console *console;
+
+	console = console_for(fixture, &tcp_console_ops, "ssh",
+			      "{driver: tcp, port: 7002, protocol: telnet}");
+	fixture->server.chunks[0] = sent;
+	fixture->server.chunk_lengths[0] = sizeof(sent) - 1;
+	start_server(fixture, "127.77.6.10", 7002);
+	start_console(fixture, console, 50);
+	capture->expected_length = sizeof(data) - 1;
+	capture->expected_events = 1;
+	assert_true(run_until(&fixture->loop, telnet_answered, fixture, 10000));
+	assert_int_equal(capture->length, sizeof(data) - 1);
+	assert_memory_equal(capture->bytes, data, sizeof(data) - 1);
+	assert_int_equal(fixture->server.received_length, sizeof(refusals));
+	assert_memory_equal(fixture->server.received, refusals, sizeof(refusals));
+	close_console(capture);
+}
+
 static void test_virtual_console_is_the_same_stream(void **state)
 {
 	struct fixture *fixture = *state;
@@ -570,7 +613,9 @@ static void test_console_refuses_bad_options(void **state)
 	assert_console_refused(fixture, "{driver: tcp}", 14,
 			       "needs a port (console: {driver: tcp, port: N})");
 	assert_console_refused(fixture, "{driver: tcp, port: 7000, baud: 115200}", 46,
-			       "unknown option 'baud' (known: driver, port, host)");
+			       "unknown option 'baud' (known: driver, port, host, protocol)");
+	assert_console_refused(fixture, "{driver: tcp, port: 7000, protocol: rfc2217}", 50,
+			       "protocol is raw (the default) or telnet, as ser2net's accepter says");
 	assert_console_refused(fixture, "{driver: tcp, port: 7000, host: [a, b]}", 46,
 			       "host must be one numeric address, e.g. host: 192.0.2.10");
 	assert_console_refused(fixture, "{driver: tcp, port: 7000, host: ser2net.lab}", 46,
@@ -599,6 +644,8 @@ static void test_console_refuses_bad_options(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			test_telnet_console_keeps_the_data_and_refuses_every_option, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_console_follows_across_a_dropped_connection,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
