@@ -340,29 +340,9 @@ static void tcp_console_close(struct console *base)
 
 /* ---- options ----------------------------------------------------------------- */
 
-static int option_error(const char *driver_name, const struct lab_board *board,
-			const struct config_location *where, char *error, size_t error_len,
-			const char *format, ...) __attribute__((format(printf, 6, 7)));
-
 /* "file:line:col: board 'x': console driver 'tcp': " + what is wrong. */
-static int option_error(const char *driver_name, const struct lab_board *board,
-			const struct config_location *where, char *error, size_t error_len,
-			const char *format, ...)
-{
-	char location[512];
-	va_list arguments;
-	int prefix;
-
-	config_location_format(where, location, sizeof(location));
-	prefix = snprintf(error, error_len, "%s: board '%s': console driver '%s': ", location,
-			  board->name, driver_name);
-	if (prefix > 0 && (size_t)prefix < error_len) {
-		va_start(arguments, format);
-		vsnprintf(error + prefix, error_len - (size_t)prefix, format, arguments);
-		va_end(arguments);
-	}
-	return -EINVAL;
-}
+#define option_error(driver_name, board, ...) \
+	driver_option_error(board, "console", driver_name, __VA_ARGS__)
 
 /* Numeric IPv4 or IPv6 into `address`, and its "host:port" text. */
 static int parse_address(const char *host, unsigned int port, struct sockaddr_storage *address,

@@ -53,10 +53,7 @@ struct power {
 
 const char *power_action_name(enum power_action action);	/* "on", "off", "cycle" */
 
-/* A refused option: writes "file:line:col: board 'x': power driver 'NAME': "
- * and the rest into error; returns -EINVAL, for create() to return. */
-int power_option_error(const struct lab_board *board, const char *driver,
-		       const struct config_location *where, char *error, size_t error_len,
-		       const char *format, ...) __attribute__((format(printf, 6, 7)));
+/* A refused option of power driver `driver` (see driver_context.h). */
+#define power_option_error(board, driver, ...) driver_option_error(board, "power", driver, __VA_ARGS__)
 
 #endif
