@@ -218,17 +218,18 @@ static void start_night(struct nightly_command *command, struct night *night)
 		printf("\n== night of %s: not run: %s\n", branch->night, night->trouble);
 		return;
 	}
+	/* counted first: a gate that cannot start its builds ends inside the call */
+	command->nights_running++;
 	rc = gate_review_start(&(struct gate_review_options){
 		.session = &command->session, .tree = branch->path, .baseline = night->baseline,
 		.candidate = night->head, .mainline = branch->mainline,
 		.confidence = command->config->confidence, .night = branch->night, .bisect = true,
 		.prefix = night->prefix }, on_night_done, night, &night->review);
 	if (rc) {
+		command->nights_running--;
 		night->exit_code = rc;
 		snprintf(night->trouble, sizeof(night->trouble), "the gate did not start (exit %d)", rc);
-		return;
 	}
-	command->nights_running++;
 }
 
 /* Ctrl-C: every finished run is stored; tonight's gates are marked aborted. */

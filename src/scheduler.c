@@ -300,8 +300,11 @@ static void dispatch(struct scheduler *scheduler)
 			continue;
 		if (!cell->target->offline)
 			start_cell(scheduler, cell, cell->target);
-		else	/* another scheduler of the pool found it offline */
+		else {	/* another scheduler of the pool found it offline */
 			retarget_or_give_up(scheduler, cell, cell->target, "board offline");
+			if (!cell->done)
+				i--;	/* look again: its twin may be free now (i wraps to 0) */
+		}
 	}
 	/* done means nothing of ours is still on the loop: health checks included */
 	if (scheduler->done_count == scheduler->cell_count && !scheduler->in_flight &&
