@@ -105,6 +105,7 @@ static int run_review(struct gate_command *command)
 		.night = command->night, .reply_path = command->reply_path,
 		.bisect = command->bisect, .released = command->released, .prefix = "" },
 		on_review_done, command, &command->review);
+	json_t *json;
 
 	if (rc)
 		return rc;
@@ -113,9 +114,8 @@ static int run_review(struct gate_command *command)
 	uv_signal_start(&command->interrupt, on_interrupt, SIGINT);
 	uv_unref((uv_handle_t *)&command->interrupt);
 	uv_run(&command->session.loop, UV_RUN_DEFAULT);
-	if (command->globals.json) {
-		json_t *json = gate_review_json(command->review);
-
+	json = command->globals.json ? gate_review_json(command->review) : NULL;
+	if (json) {
 		json_dumpf(json, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 		json_decref(json);

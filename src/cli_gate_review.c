@@ -25,6 +25,7 @@ struct gate_review {
 	gate_review_done_cb done;
 	void *data;
 	int exit_code;
+	bool replied;			/* it got as far as the reply */
 	/* the options, copied */
 	char *tree, *baseline, *candidate, *mainline, *confidence, *night, *reply_path, *prefix;
 	char *bisect_prefix;		/* prefix + "bisect: " */
@@ -473,7 +474,6 @@ static int reply(struct gate_review *review)
 	return 0;
 }
 
-
 /* ---- the flow on the loop: gate -> bisection -> reply ------------------------------------------ */
 
 static int exit_code_of(const struct gate_answer *answer)
@@ -492,6 +492,7 @@ static void finish(struct gate_review *review, int exit_code)
 {
 	review->exit_code = exit_code;
 	reply(review);
+	review->replied = true;
 	fflush(stdout);
 	review->done(review, review->data);
 }
@@ -599,7 +600,11 @@ int64_t gate_review_gate_id(const struct gate_review *review)
 
 json_t *gate_review_json(const struct gate_review *review)
 {
-	json_t *json = review->gate ? gate_answer_json(review->gate) : json_object();
+	json_t *json;
+
+	if (!review->replied)
+		return NULL;
+	json = gate_answer_json(review->gate);
 
 	json_object_set_new(json, "gate", json_integer(review->gate_id));
 	if (review->lab_bisect) {

@@ -53,7 +53,9 @@ int gate_review_start(const struct gate_review_options *options, gate_review_don
 int gate_review_exit_code(const struct gate_review *review);
 /* The stored gate's id (0 before it is stored). */
 int64_t gate_review_gate_id(const struct gate_review *review);
-/* The gate's answer, its id and the bisection's answer, for --json (new reference). */
+/* The gate's answer, its id and the bisection's answer, for --json (new
+ * reference); NULL when the review ended before its reply (what went wrong
+ * was printed instead). */
 json_t *gate_review_json(const struct gate_review *review);
 /* An interrupted coordinator: the stored gate and bisection are marked
  * aborted rather than left running; the finished runs stay linked. */
