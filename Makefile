@@ -9,11 +9,14 @@ PKGCONFIG := libuv yaml-0.1 jansson sqlite3 libssh libcurl
 # compares the coordinator's SSH fan-out with parallel-ssh; chromium renders the
 # HTML report and python3-jsonschema validates the KCIDB one in test_report.sh;
 # pdudaemon and ser2net are the real daemons the power and console drivers are
-# tested against).
+# tested against; QEMU, Debian's kernel, kexec-tools, dropbear, hostapd and iw
+# make the real-kernel board of drivers/qemu/board.sh, with cpio and kmod's
+# depmod to build its initramfs).
 DEBIAN_PACKAGES := gcc make pkg-config git libc6-dev \
 	libuv1-dev libssh-dev libyaml-dev libcurl4-openssl-dev libsqlite3-dev \
 	libjansson-dev libcmocka-dev openssh-server openssh-client \
-	busybox-static procps pssh chromium python3-jsonschema pdudaemon ser2net
+	busybox-static procps pssh chromium python3-jsonschema pdudaemon ser2net \
+	qemu-system-x86 linux-image-amd64 kexec-tools dropbear-bin hostapd iw cpio kmod
 
 # Build on every core unless told otherwise (`make -j1` still wins): a serial
 # build of the programs, their sanitized twins and the unit tests takes

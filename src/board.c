@@ -2,7 +2,6 @@
 #include "board.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -191,31 +190,19 @@ static int open_drivers(struct board *board, const struct driver_context *contex
 	return 0;
 }
 
-/* A path from the lab file is relative to the lab file's directory. */
-static int resolve_lab_path(const struct lab *lab, const char *path, char *out, size_t len)
-{
-	char lab_dir[PATH_MAX];
-
-	if (path[0] == '/')
-		return path_format(out, len, "%s", path);
-	if (path_format(lab_dir, sizeof(lab_dir), "%s", lab->path))
-		return -ENAMETOOLONG;
-	return path_format(out, len, "%s/%s", dirname(lab_dir), path);
-}
-
 static int set_transport(struct board *board, const struct lab *lab, const struct lab_state *state)
 {
 	const struct lab_board *config = board->config;
 	int rc = 0;
 
 	rc = config->identity_file
-		? resolve_lab_path(lab, config->identity_file, board->identity_file,
+		? lab_path(lab, config->identity_file, board->identity_file,
 				   sizeof(board->identity_file))
 		: path_format(board->identity_file, sizeof(board->identity_file), "%s",
 			      state->client_key);
 	if (!rc)
 		rc = config->known_hosts_file
-			? resolve_lab_path(lab, config->known_hosts_file, board->known_hosts_file,
+			? lab_path(lab, config->known_hosts_file, board->known_hosts_file,
 					   sizeof(board->known_hosts_file))
 			: path_format(board->known_hosts_file, sizeof(board->known_hosts_file), "%s",
 				      state->known_hosts);

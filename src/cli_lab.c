@@ -76,19 +76,48 @@ static int append_keys(const char *known_hosts, const char *keys)
 	return fclose(file) == 0 ? 0 : -errno;
 }
 
-static int trust_board(const struct lab_board *board, const struct lab_state *state)
+/*
+ * The board's host keys, one key type at a time: ssh-keyscan asks for every
+ * type at once, over as many connections, and a small SSH server (dropbear
+ * allows 5 unauthenticated connections per address; behind a NAT or a port
+ * forward every scan comes from one) may drop them all. NULL: no key.
+ */
+static char *scan_host_keys(const struct lab_board *board)
 {
-	char port[16], name[300], keys_file[PATH_MAX];
-	char *scan_argv[] = { "ssh-keyscan", "-T", "10", "-p", port, board->host, NULL };
-	char *keys = NULL, *prints = NULL;
-	int rc;
+	static const char *const types[] = { "ed25519", "ecdsa", "rsa" };
+	char port[16], type[16];
+	char *scan_argv[] = { "ssh-keyscan", "-T", "10", "-t", type, "-p", port, board->host, NULL };
+	char *keys = NULL, *more = NULL, *joined;
+	size_t i;
 
 	snprintf(port, sizeof(port), "%u", board->port);
-	snprintf(name, sizeof(name), board->port == 22 ? "%s" : "[%s]:%u", board->host, board->port);
-	rc = subprocess_run(scan_argv, NULL, &keys);
-	if (rc != 0 || !keys || !*keys) {
-		printf("%s: %s: no host key (is the board up?)\n", board->name, name);
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		snprintf(type, sizeof(type), "%s", types[i]);
+		if (subprocess_run(scan_argv, NULL, &more) != 0 || !more || !*more) {
+			free(more);
+			more = NULL;
+			continue;
+		}
+		if (asprintf(&joined, "%s%s", keys ? keys : "", more) < 0)
+			joined = NULL;
 		free(keys);
+		free(more);
+		more = NULL;
+		keys = joined;
+	}
+	return keys;
+}
+
+static int trust_board(const struct lab_board *board, const struct lab_state *state)
+{
+	char name[300], keys_file[PATH_MAX];
+	char *keys, *prints = NULL;
+	int rc;
+
+	snprintf(name, sizeof(name), board->port == 22 ? "%s" : "[%s]:%u", board->host, board->port);
+	keys = scan_host_keys(board);
+	if (!keys) {
+		printf("%s: %s: no host key (is the board up?)\n", board->name, name);
 		return -EHOSTUNREACH;
 	}
 	if (path_format(keys_file, sizeof(keys_file), "%s/trust-%s.keys", state->dir, board->name) ||

@@ -7,11 +7,15 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
+
+#include "path.h"
 
 void config_location_format(const struct config_location *where, char *buf, size_t len)
 {
@@ -586,6 +590,17 @@ const struct lab_board *lab_find_board(const struct lab *lab, const char *name)
 			return &lab->boards[i];
 	}
 	return NULL;
+}
+
+int lab_path(const struct lab *lab, const char *path, char *out, size_t len)
+{
+	char lab_dir[PATH_MAX];
+
+	if (path[0] == '/')
+		return path_format(out, len, "%s", path);
+	if (path_format(lab_dir, sizeof(lab_dir), "%s", lab->path))
+		return -ENAMETOOLONG;
+	return path_format(out, len, "%s/%s", dirname(lab_dir), path);
 }
 
 const struct lab_driver_option *lab_driver_option(const struct lab_driver *driver, const char *name)

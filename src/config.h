@@ -87,6 +87,9 @@ struct lab {
 int lab_load(const char *path, struct lab **lab, char *error, size_t error_len);
 void lab_free(struct lab *lab);
 const struct lab_board *lab_find_board(const struct lab *lab, const char *name);
+/* A path written in the lab file: relative ones are the lab file's neighbours.
+ * 0, or -ENAMETOOLONG when it does not fit in out. */
+int lab_path(const struct lab *lab, const char *path, char *out, size_t len);
 /* The option `name` of a driver block, or NULL. */
 const struct lab_driver_option *lab_driver_option(const struct lab_driver *driver, const char *name);
 

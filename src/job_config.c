@@ -90,6 +90,22 @@ static int expect_inner_path(struct config_loader *loader, yaml_node_t *node, co
 
 /* ---- kernel ------------------------------------------------------------- */
 
+/* Kernel parameters are one line of printable words: a newline or a control
+ * character would end up in the board's boot loader as something else. */
+static int expect_command_line(struct config_loader *loader, yaml_node_t *node, char **out)
+{
+	const unsigned char *c;
+	int rc = config_expect_string(loader, node, "kernel command_line", out);
+
+	if (rc)
+		return rc;
+	for (c = (const unsigned char *)*out; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return config_fail_at(loader, node,
+					      "kernel command_line must be one line of printable words, e.g. \"quiet ath9k.debug=0x400\"");
+	return 0;
+}
+
 static int visit_kernel(struct config_loader *loader, const char *key, yaml_node_t *value,
 			void *arg)
 {
@@ -111,8 +127,11 @@ static int visit_kernel(struct config_loader *loader, const char *key, yaml_node
 	if (strcmp(key, "release") == 0)
 		return expect_inner_path(loader, value, "kernel release file", NULL,
 					 &kernel->release);
+	if (strcmp(key, "command_line") == 0)
+		return expect_command_line(loader, value, &kernel->command_line);
 	return config_fail_at(loader, value,
-			      "kernel: unknown key '%s' (known: tree, build, artifact, release)", key);
+			      "kernel: unknown key '%s' (known: tree, build, artifact, release, command_line)",
+			      key);
 }
 
 static int kernel_defaults(struct job_kernel *kernel)
@@ -567,6 +586,7 @@ void job_free(struct job *job)
 	config_free_strings(job->kernel.build_argv, job->kernel.build_argc);
 	free(job->kernel.artifact);
 	free(job->kernel.release);
+	free(job->kernel.command_line);
 	config_free_strings(job->boards.tags, job->boards.tag_count);
 	config_free_strings(job->boards.chips, job->boards.chip_count);
 	free(job->path);

@@ -38,6 +38,7 @@ struct job_kernel {
 	size_t build_argc;
 	char *artifact;		/* relative to the tree */
 	char *release;		/* relative to the tree: holds the `uname -r` to expect */
+	char *command_line;	/* kernel parameters after the board's own; NULL: none */
 	struct config_location tree_where;
 };
 

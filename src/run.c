@@ -453,6 +453,7 @@ static void boot_build(struct run *run)
 		.transport = run->transport,
 		.image_path = run->spec.image,
 		.release = run->spec.release,
+		.command_line = run->environment.job->kernel.command_line,
 		.step_timeout_ms = STEP_TIMEOUT_MS,
 	};
 	int rc;

@@ -50,4 +50,7 @@ struct boot {
 	uv_loop_t *loop;
 };
 
+/* A refused option of boot driver `driver` (see driver_context.h). */
+#define boot_option_error(board, driver, ...) driver_option_error(board, "boot", driver, __VA_ARGS__)
+
 #endif

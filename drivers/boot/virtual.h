@@ -1,7 +1,7 @@
 /*
- * The virtual lab's boot driver: the kernel image goes to
- * /boot/vmlinuz-<release> over the board's transport, then `kexec -l` and
- * `kexec -e` start it, as on a rack machine that boots kernels by kexec.
+ * The virtual lab's boot driver: the kexec driver (boot/kexec.h, which
+ * defines it) under the name virtual labs use, taking no options; a virtual
+ * board's kexec is part of its simulation (drivers/virtual/board/).
  */
 #ifndef RB_BOOT_VIRTUAL_H
 #define RB_BOOT_VIRTUAL_H

@@ -279,7 +279,7 @@ sed 's/power: {driver: virtual}/power: {driver: pdu9000}/; 0,/console: {driver: 
 "$rb" run "$job" --lab "$work/bad-driver.yaml" --state "$state" --tree "$work/tree" --commit v3.3 >"$work/bad-driver.out" 2>&1
 check "unknown power driver: exit 2" test $? -eq 2
 check "unknown power driver: file:line:col and the known names" \
-	contains "$work/bad-driver.out" "bad-driver.yaml:[0-9]*:[0-9]*: board 'cb01': unknown power driver 'pdu9000' (known: command, pdudaemon, virtual)"
+	contains "$work/bad-driver.out" "bad-driver.yaml:[0-9]*:[0-9]*: board 'cb01': unknown power driver 'pdu9000' (known: command, pdudaemon, qemu, virtual)"
 rbx run "$job" --tree "$work/tree" --commit no-such-ref >"$work/bad-ref.out" 2>&1
 check "unknown commit: exit 2" test $? -eq 2
 rbx test "$job" --tree "$work/tree" --commit no-such-ref >/dev/null 2>&1

@@ -91,12 +91,12 @@ static void test_unknown_driver_is_named_where_it_is_written(void **state)
 	assert_int_equal(open_lab(&scratch, "name: v\nboards:\n  - name: a\n    chip: ar9285\n"
 					    "    transport: {host: 127.77.9.1}\n"
 					    "    power: {driver: pdu9000}\n"), -EINVAL);
-	assert_error(&scratch, 6, 12, "board 'a': unknown power driver 'pdu9000' (known: command, pdudaemon, virtual)");
+	assert_error(&scratch, 6, 12, "board 'a': unknown power driver 'pdu9000' (known: command, pdudaemon, qemu, virtual)");
 	close_lab(&scratch);
 	assert_int_equal(open_lab(&scratch, "name: v\nboards:\n  - name: a\n    chip: ar9285\n"
 					    "    transport: {host: 127.77.9.1}\n"
 					    "    boot: {driver: grubby}\n"), -EINVAL);
-	assert_error(&scratch, 6, 11, "unknown boot driver 'grubby' (known: virtual)");
+	assert_error(&scratch, 6, 11, "unknown boot driver 'grubby' (known: kexec, virtual)");
 	close_lab(&scratch);
 }
 
@@ -134,10 +134,48 @@ static void test_driver_refuses_its_bad_option_with_its_location(void **state)
 	close_lab(&scratch);
 }
 
+static int open_kexec_board(struct scratch *scratch, const char *boot)
+{
+	char text[600];
+
+	snprintf(text, sizeof(text),
+		 "name: r\ntype: ssh\nboards:\n  - name: a\n    chip: ar9285\n"
+		 "    transport: {host: 127.77.9.1, identity: id}\n"
+		 "    power: {driver: command, on: [pdu, on], off: [pdu, off]}\n"
+		 "    console: {driver: tcp, port: 7001}\n"
+		 "    boot: %s\n", boot);
+	return open_lab(scratch, text);
+}
+
+static void test_kexec_boot_takes_initrd_and_command_line(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	assert_int_equal(open_kexec_board(&scratch, "{driver: kexec, fallback: 6.1.0, initrd: /boot/initrd.img, "
+						    "command_line: \"console=ttyS0 root=/dev/sda2\"}"), 0);
+	assert_string_equal(scratch.set.boards[0].boot->ops->name, "kexec");
+	close_lab(&scratch);
+	assert_int_equal(open_kexec_board(&scratch, "{driver: kexec, initrd: boot/initrd.img}"), -EINVAL);
+	assert_error(&scratch, 9, 35, "boot driver 'kexec': initrd must be an absolute path on the board");
+	close_lab(&scratch);
+	assert_int_equal(open_kexec_board(&scratch, "{driver: kexec, command_line: [quiet]}"), -EINVAL);
+	assert_error(&scratch, 9, 41, "command_line must be a non-empty string");
+	close_lab(&scratch);
+	assert_int_equal(open_kexec_board(&scratch, "{driver: kexec, initramfs: /x}"), -EINVAL);
+	assert_error(&scratch, 9, 38, "unknown option 'initramfs' (known: fallback, initrd, command_line)");
+	close_lab(&scratch);
+	/* the virtual board's kexec is simulated: nothing to set */
+	assert_int_equal(open_kexec_board(&scratch, "{driver: virtual, initrd: /boot/initrd.img}"), -EINVAL);
+	assert_error(&scratch, 9, 37, "boot driver 'virtual': unknown option 'initrd' (known: fallback)");
+	close_lab(&scratch);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_virtual_lab_opens_every_driver),
+		cmocka_unit_test(test_kexec_boot_takes_initrd_and_command_line),
 		cmocka_unit_test(test_unknown_driver_is_named_where_it_is_written),
 		cmocka_unit_test(test_ssh_lab_board_without_power_driver_is_refused),
 		cmocka_unit_test(test_driver_refuses_its_bad_option_with_its_location),

@@ -189,6 +189,24 @@ static void test_kernel_build_argv_and_tree_are_kept(void **state)
 	job_free(scratch.job);
 }
 
+static void test_kernel_command_line_is_one_printable_line(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	assert_int_equal(load(&scratch, "name: j\nkernel: {command_line: \"ath9k.ps_enable=1 quiet\"}\n"
+				  "workloads:\n  - name: W1\n"), 0);
+	assert_string_equal(scratch.job->kernel.command_line, "ath9k.ps_enable=1 quiet");
+	job_free(scratch.job);
+	assert_int_equal(load(&scratch, "name: j\nworkloads:\n  - name: W1\n"), 0);
+	assert_null(scratch.job->kernel.command_line);
+	job_free(scratch.job);
+	assert_load_fails_at("name: j\nkernel: {command_line: \"quiet\\ninit=/bin/sh\"}\nworkloads:\n  - name: W1\n",
+			     2, 24, "kernel command_line must be one line of printable words");
+	assert_load_fails_at("name: j\nkernel: {command_line: [quiet]}\nworkloads:\n  - name: W1\n",
+			     2, 24, "kernel command_line");
+}
+
 static void test_shell_metacharacters_stay_one_argv_word(void **state)
 {
 	struct scratch scratch = { 0 };
@@ -396,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_shipped_job_kernel_boards_policy_timeouts),
 		cmocka_unit_test(test_minimal_job_gets_defaults),
 		cmocka_unit_test(test_kernel_build_argv_and_tree_are_kept),
+		cmocka_unit_test(test_kernel_command_line_is_one_printable_line),
 		cmocka_unit_test(test_shell_metacharacters_stay_one_argv_word),
 		cmocka_unit_test(test_custom_script_and_repeats),
 		cmocka_unit_test(test_board_selection_needs_every_tag_and_one_chip),

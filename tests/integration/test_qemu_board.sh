@@ -1,0 +1,176 @@
+#!/bin/bash
+# lane: own
+# A real kernel on a real Wi-Fi stack (issue 7): a QEMU board
+# (drivers/qemu/board.sh) boots Debian's own kernel with an initramfs of
+# busybox, dropbear, kexec-tools, hostapd and iw; two mac80211_hwsim radios
+# are its access point and its station. rackbisect drives it as a rack
+# machine: the qemu power driver (QMP) switches it, the tcp console reads
+# its serial line, the kexec boot driver boots the "built" kernel (a tiny
+# tree whose make hands over Debian's image) with the job's command line,
+# and W1-W4, unchanged, run on the real iw, ip, ping and hostapd and PASS.
+#
+# QEMU uses KVM when /dev/kvm works, TCG otherwise: timeouts are sized for
+# TCG. Prints "ok N - ..." / "not ok N - ..."; every wait is on an event
+# with a timeout.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/integration/lib.sh"
+rb=$(rackbisect_under_test "$root")
+board_sh=$root/drivers/qemu/board.sh
+work=$(mktemp -d /tmp/rackbisect-qemu-test-XXXXXX)
+state=$work/state
+lab=$work/lab.yaml
+addr=127.77.15.1 ssh_port=2201 console_port=7015
+
+cleanup() {
+	bash "$board_sh" stop "$work/board" 2>/dev/null
+	[ -n "${RACKBISECT_KEEP_TEST:-}" ] && echo "# kept $work" || rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+if ! command -v qemu-system-x86_64 >/dev/null || ! ls /lib/modules/*/kernel/drivers/net/wireless/mac80211_hwsim.ko* >/dev/null 2>&1; then
+	echo "not ok 1 - qemu-system-x86 and linux-image-amd64 are installed (run \`make deps\`)"
+	exit 1
+fi
+[ -w /dev/kvm ] && echo "# accelerator: KVM (TCG if it fails)" || echo "# accelerator: TCG (no usable /dev/kvm)"
+
+ssh-keygen -q -t ed25519 -N '' -f "$work/key"
+started=$SECONDS
+bash "$board_sh" image "$work/image" "$work/key.pub" 2>"$work/image.err"
+check "the board's initramfs is built (Debian's kernel $(cat "$work/image/release" 2>/dev/null))" test -s "$work/image/initrd.img"
+echo "# image built in $((SECONDS - started)) s"
+release=$(cat "$work/image/release")
+
+cat >"$lab" <<YAML
+name: qemu
+type: ssh
+boards:
+  - name: q1
+    chip: {name: hwsim}
+    transport: {host: $addr, port: $ssh_port, user: root, identity: key}
+    console: {driver: tcp, host: $addr, port: $console_port}
+    power: {driver: qemu, qmp: $work/board/qmp.sock}
+    boot: {driver: kexec, fallback: $release, initrd: /boot/initrd.img,
+           command_line: "console=ttyS0,115200 panic=-1"}
+    limits: {boot: 240, hang: 60}
+YAML
+
+# The kernel tree: `make` hands over Debian's image as the build; each
+# commit's release is Debian's, so only the command line tells a kexec'd
+# kernel from the installed one.
+tree=$work/tree
+mkdir -p "$tree"
+cat >"$tree/Makefile" <<MAKE
+all:
+	mkdir -p arch/x86/boot include/config
+	cp $work/image/vmlinuz arch/x86/boot/bzImage
+	echo $release > include/config/kernel.release
+MAKE
+git -C "$tree" init -q && git -C "$tree" add Makefile &&
+	git -C "$tree" -c user.name=t -c user.email=t@example.org commit -q -m "a kernel"
+
+cat >"$work/job.yaml" <<'YAML'
+name: wifi-qemu
+kernel: {command_line: "rackbisect.test=kexec-marker"}
+boards: all
+workloads:
+  - name: W1
+    parameters: {duration: 10, phase: 5, keepalive: 2, target: 10.80.0.1}
+    timeout: 120
+  - name: W2
+    parameters: {duration: 10, phase: 5, target: 10.80.0.1}
+    timeout: 120
+  - name: W3
+    parameters: {cycles: 3, idle-min: 1, idle-max: 2, target: 10.80.0.1}
+    timeout: 120
+  - name: W4
+    parameters: {cycles: 3, target: 10.80.0.1}
+    timeout: 120
+symptoms:
+  - name: not-associated
+    metric: failed_not_associated
+    compare: ">"
+    threshold: 0
+  - name: ping-loss
+    metric: ping_loss_total
+    compare: ">"
+    threshold: 5
+policy: {boot_failure: fail}
+timeouts: {boot: 240, hang: 60}
+YAML
+
+guest() {	# guest COMMAND: over the board's SSH port, with the test's key
+	timeout 60 ssh -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+		-o LogLevel=ERROR -o ConnectTimeout=10 -i "$work/key" -p "$ssh_port" "root@$addr" "$@"
+}
+# waits (up to 240 s: TCG) until the guest's /proc/cmdline has WORD
+cmdline_has() {
+	local deadline=$((SECONDS + 240))
+	while [ $SECONDS -lt $deadline ]; do
+		guest cat /proc/cmdline 2>/dev/null | grep -q -w -e "$1" && return 0
+	done
+	return 1
+}
+
+started=$SECONDS
+bash "$board_sh" start "$work/image" "$work/board" "$addr" "$ssh_port" "$console_port" 2>"$work/start.err"
+check "QEMU starts the board" test -f "$work/board/qemu.pid"
+cmdline_has rackbisect.installed
+check "... it boots its installed kernel and answers SSH" test $? -eq 0
+echo "# board up in $((SECONDS - started)) s"
+
+timeout 60 "$rb" lab trust "$lab" --state "$state" >"$work/trust.out" 2>&1
+check "rackbisect lab trust records the board's host key" test $? -eq 0
+fingerprint=$(ssh-keygen -l -E sha256 -f "$work/image/host_key.pub" | awk '{print $2}')
+check "... the fingerprint it shows is the board's own" contains "$work/trust.out" "$fingerprint"
+
+"$rb" console q1 --lab "$lab" --state "$state" >"$work/console.out" 2>"$work/console.err" &
+console_pid=$!
+
+started=$SECONDS
+timeout 900 "$rb" run "$work/job.yaml" --lab "$lab" --state "$state" --tree "$tree" \
+	--commit HEAD >"$work/run.out" 2>"$work/run.err"
+status=$?
+echo "# rackbisect run took $((SECONDS - started)) s"
+check "rackbisect run: W1-W4 PASS on the real Wi-Fi stack (exit 0)" test "$status" -eq 0
+check "... the matrix says PASS for each of W1-W4 on q1" \
+	grep -q -E '^q1 +hwsim +PASS +PASS +PASS +PASS *$' "$work/run.out"
+guest cat /proc/cmdline >"$work/cmdline" 2>&1
+check "... the build was booted by kexec: the board's command line has the job's words" \
+	grep -q -w rackbisect.test=kexec-marker "$work/cmdline"
+check "... after the board's own (the kexec driver's command_line)" \
+	grep -q '^console=ttyS0,115200 panic=-1 rackbisect.test=kexec-marker$' "$work/cmdline"
+
+runs=$state/runs
+ktap() { cat "$runs"/*/output.ktap 2>/dev/null; }
+ktap >"$work/all.ktap"
+check "the workloads read the real station dump (tx packets counted)" \
+	grep -q -E '^# metric tx_packets=[1-9][0-9]* count' "$work/all.ktap"
+check "... switched real power save on (iw get power_save)" grep -q -E '^# power_save: on' "$work/all.ktap"
+check "... reconnected through real iw connect (reconnect times measured)" \
+	grep -q -E '^# metric reconnect_time_max=[0-9.]+ s' "$work/all.ktap"
+check "... and pinged across the radio with no loss" grep -q -E '^# metric ping_loss_total=0.00 %' "$work/all.ktap"
+check "the kernel log of a run is the real mac80211's" grep -q -E 'wlan0: associated' "$runs"/*/dmesg.log
+
+timeout 20 grep -q -m1 "rackbisect-qemu-board: ready" <(tail -n +1 -F "$work/console.out" 2>/dev/null)
+check "rackbisect console read the board's serial line (QEMU's TCP serial port)" test $? -eq 0
+check "... the kexec'd kernel's boot is in the capture" grep -q "rackbisect.test=kexec-marker" "$work/console.out"
+
+timeout 60 "$rb" power q1 cycle --lab "$lab" --state "$state" >"$work/cycle.out" 2>&1
+check "rackbisect power q1 cycle through QMP: exit 0" test $? -eq 0
+cmdline_has rackbisect.installed
+check "... the board comes back on its installed kernel" test $? -eq 0
+
+timeout 60 "$rb" power q1 off --lab "$lab" --state "$state" >"$work/off.out" 2>&1
+check "rackbisect power q1 off: exit 0" test $? -eq 0
+silent() { ! guest true 2>/dev/null; }
+check "... the board no longer answers" silent
+timeout 60 "$rb" power q1 on --lab "$lab" --state "$state" >"$work/on.out" 2>&1
+check "rackbisect power q1 on: exit 0" test $? -eq 0
+cmdline_has rackbisect.installed
+check "... and it boots again" test $? -eq 0
+
+kill "$console_pid" 2>/dev/null && wait "$console_pid" 2>/dev/null
+exit $((failures > 0))
