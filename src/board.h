@@ -54,8 +54,11 @@ struct board {
 	bool offline;
 	unsigned int consecutive_infra;
 	/* the kernel the board runs, known good to run a workload on:
-	 * booted by us and no run on it since ended other than PASS */
+	 * booted by us and no run on it since ended other than PASS. The
+	 * image tells two builds of one release apart (a tree without
+	 * CONFIG_LOCALVERSION_AUTO names every commit alike). */
 	char clean_release[256];
+	char clean_image[PATH_MAX];
 };
 
 struct board_set {

@@ -89,7 +89,12 @@ struct run {
 	char lab_error_text[MAX_LAB_ERRORS][512];
 	size_t lab_error_count;
 	char boot_failure[512];
-	bool booted;			/* the build runs: `uname -r` checked */
+	/* the kernel parameter that tells this run's boot from any other kernel
+	 * of the same release (the installed one, a build booted before) */
+	char boot_marker[40];		/* "rackbisect.run=ID" */
+	char boot_command_line[1200];	/* the job's words, then the marker */
+	bool booted;			/* the build runs: `uname -r` and the marker checked */
+	bool said_not_yet;		/* the log says once that another kernel answers */
 	enum verdict_hang hang;
 	bool board_in_trouble;
 	struct run_report report;
@@ -386,31 +391,93 @@ static void finish_after(struct run *run, int status, const char *error_text)
 
 static void declare_hang(struct run *run, const char *why);
 
+static void on_build_came_back(struct run *run, int status, const char *error_text);
+
+/* What answered is not the build yet: the old kernel may still be going
+ * down (kexec -e under load, a slow reboot), or a board with the same
+ * release still be coming up. Knock again while the boot limit allows;
+ * false when it is spent. */
+static bool wait_again_for_build(struct run *run, const char *what_answered)
+{
+	if (uv_now(run->environment.loop) + RECONNECT_INTERVAL_MS >= run->wait_deadline)
+		return false;
+	if (!run->said_not_yet)
+		log_event(run->environment.log, LOG_INFO, run->board->name, run->id, "not-yet",
+			  "%s: waiting for the build (up to %" PRIu64 " s)", what_answered,
+			  run->boot_timeout_ms / 1000);
+	run->said_not_yet = true;
+	drop_transport(&run->transport);
+	run->after_wait = on_build_came_back;
+	uv_timer_start(&run->retry_timer, on_retry_timer, RECONNECT_INTERVAL_MS, 0);
+	return true;
+}
+
+/* The build answered, then went silent: the kernel under test hung it. */
+static void hung_after_boot(struct run *run, const char *what, const struct transport_exec_result *result)
+{
+	char why[700];
+
+	run->booted = true;
+	snprintf(why, sizeof(why), "SSH answered after booting %s, then %s got no answer: %s",
+		 run->spec.release, what, result->error_text ? result->error_text : "");
+	declare_hang(run, why);
+}
+
+static void on_booted_command_line(struct run *run, const struct transport_exec_result *result)
+{
+	char command_line[1024];
+	const char *found;
+	size_t length = strlen(run->boot_marker);
+
+	if (result->status != 0) {
+		hung_after_boot(run, "`cat /proc/cmdline`", result);
+		return;
+	}
+	copy_release(result, command_line, sizeof(command_line));
+	/* a whole word: rackbisect.run=1 is not rackbisect.run=12 */
+	for (found = strstr(command_line, run->boot_marker); found; found = strstr(found + 1, run->boot_marker))
+		if ((found == command_line || found[-1] == ' ') &&
+		    (found[length] == '\0' || found[length] == ' '))
+			break;
+	if (!found && wait_again_for_build(run, "the kernel that answers lacks the run's marker"))
+		return;
+	if (!found) {
+		snprintf(run->boot_failure, sizeof(run->boot_failure),
+			 "only another kernel of release %s answered within %" PRIu64 " s: its "
+			 "/proc/cmdline lacks %s (the build did not boot, or the board rebooted "
+			 "into its installed kernel)", run->spec.release,
+			 run->boot_timeout_ms / 1000, run->boot_marker);
+		finish(run);
+		return;
+	}
+	run->booted = true;
+	log_event(run->environment.log, LOG_INFO, run->board->name, run->id, "booted", "%s",
+		  run->spec.release);
+	start_workload(run);
+}
+
 static void on_booted_release(struct run *run, const struct transport_exec_result *result)
 {
+	static const char *const cat_command_line[] = { "cat", "/proc/cmdline", NULL };
 	char release[256];
 
 	if (result->status != 0) {
 		/* SSH came back after the kexec, so the build is what runs: a
 		 * board that stops answering now was hung by the kernel under test */
-		char why[700];
-
-		run->booted = true;
-		snprintf(why, sizeof(why), "SSH answered after booting %s, then `uname -r` got no "
-			 "answer: %s", run->spec.release, result->error_text ? result->error_text : "");
-		declare_hang(run, why);
+		hung_after_boot(run, "`uname -r`", result);
 		return;
 	}
 	copy_release(result, release, sizeof(release));
+	if (strcmp(release, run->spec.release) != 0 &&
+	    wait_again_for_build(run, "the kernel that answers is another release"))
+		return;
 	if (strcmp(release, run->spec.release) != 0) {
 		snprintf(run->boot_failure, sizeof(run->boot_failure),
 			 "uname -r is '%s' after booting, expected '%s'", release, run->spec.release);
 		finish(run);
 		return;
 	}
-	run->booted = true;
-	log_event(run->environment.log, LOG_INFO, run->board->name, run->id, "booted", "%s", release);
-	start_workload(run);
+	run_exec(run, cat_command_line, run->hang_timeout_ms, on_booted_command_line);
 }
 
 static void on_build_came_back(struct run *run, int status, const char *error_text)
@@ -453,10 +520,15 @@ static void boot_build(struct run *run)
 		.transport = run->transport,
 		.image_path = run->spec.image,
 		.release = run->spec.release,
-		.command_line = run->environment.job->kernel.command_line,
+		.command_line = run->boot_command_line,
 		.step_timeout_ms = STEP_TIMEOUT_MS,
 	};
+	const char *job_words = run->environment.job->kernel.command_line;
 	int rc;
+
+	snprintf(run->boot_marker, sizeof(run->boot_marker), "rackbisect.run=%" PRId64, run->id);
+	snprintf(run->boot_command_line, sizeof(run->boot_command_line), "%s%s%s",
+		 job_words ? job_words : "", job_words ? " " : "", run->boot_marker);
 
 	run->phase = PHASE_BOOT;
 	run->board->clean_release[0] = '\0';
@@ -475,7 +547,8 @@ static void on_release_checked(struct run *run, const struct transport_exec_resu
 	/* Reuse the boot only when nothing but passing runs happened since:
 	 * a wedged card must not leak into the next workload's result. */
 	if (strcmp(release, run->spec.release) == 0 &&
-	    strcmp(run->board->clean_release, run->spec.release) == 0) {
+	    strcmp(run->board->clean_release, run->spec.release) == 0 &&
+	    strcmp(run->board->clean_image, run->spec.image) == 0) {
 		run->booted = true;
 		start_workload(run);
 		return;
@@ -1006,11 +1079,14 @@ static void finish(struct run *run)
 	if (run->board)
 		board_capture_stop(run->board);
 	decide(run);
-	if (run->board && run->report.outcome == VERDICT_PASS && run->booted)
+	if (run->board && run->report.outcome == VERDICT_PASS && run->booted) {
 		snprintf(run->board->clean_release, sizeof(run->board->clean_release), "%s",
 			 run->spec.release);
-	else if (run->board)
+		snprintf(run->board->clean_image, sizeof(run->board->clean_image), "%s",
+			 run->spec.image);
+	} else if (run->board) {
 		run->board->clean_release[0] = '\0';
+	}
 	run->report.run_id = run->id;
 	run->report.board_in_trouble = run->board_in_trouble;
 	log_event(run->environment.log, LOG_INFO, board, run->id, "done", "%s %s",

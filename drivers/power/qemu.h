@@ -12,9 +12,13 @@
  *
  * Each request is one connection: QEMU's greeting, `qmp_capabilities`, then
  * the commands one by one, each waiting for its `return`; QEMU's
- * asynchronous events in between are skipped. No socket (-ECONNREFUSED), an
- * `error` answer (-EIO, with QEMU's description) or no answer in time
- * (-ETIMEDOUT) fail the request naming the board and the socket.
+ * asynchronous events in between are skipped. QEMU serves one QMP connection
+ * at a time and keeps only two more waiting, so an instance's requests take
+ * turns, in the order they were made (off then on ends on), and a connect
+ * that finds the socket full (another client there) is tried again; the
+ * timeout covers the wait. No socket (-ECONNREFUSED), an `error` answer
+ * (-EIO, with QEMU's description) or no answer in time (-ETIMEDOUT) fail
+ * the request naming the board and the socket.
  */
 #ifndef RB_POWER_QEMU_H
 #define RB_POWER_QEMU_H

@@ -141,7 +141,7 @@ guest cat /proc/cmdline >"$work/cmdline" 2>&1
 check "... the build was booted by kexec: the board's command line has the job's words" \
 	grep -q -w rackbisect.test=kexec-marker "$work/cmdline"
 check "... after the board's own (the kexec driver's command_line)" \
-	grep -q '^console=ttyS0,115200 panic=-1 rackbisect.test=kexec-marker$' "$work/cmdline"
+	grep -q -E '^console=ttyS0,115200 panic=-1 rackbisect.test=kexec-marker rackbisect.run=[0-9]+$' "$work/cmdline"
 
 runs=$state/runs
 ktap() { cat "$runs"/*/output.ktap 2>/dev/null; }
@@ -157,6 +157,22 @@ check "the kernel log of a run is the real mac80211's" grep -q -E 'wlan0: associ
 timeout 20 grep -q -m1 "rackbisect-qemu-board: ready" <(tail -n +1 -F "$work/console.out" 2>/dev/null)
 check "rackbisect console read the board's serial line (QEMU's TCP serial port)" test $? -eq 0
 check "... the kexec'd kernel's boot is in the capture" grep -q "rackbisect.test=kexec-marker" "$work/console.out"
+
+# A build that never comes back (its initramfs has no such init: no SSH):
+# after the board's boot limit the coordinator power-cycles it through QMP
+# onto its installed kernel, and the run is SKIP, not a FAIL of the kernel.
+sed 's/limits: {boot: 240, hang: 60}/limits: {boot: 60, hang: 60}/' "$lab" >"$work/lab-short.yaml"
+sed -e 's|command_line: "rackbisect.test=kexec-marker"|command_line: "rdinit=/rackbisect-no-such-init"|' \
+	-e 's/^policy: .*/policy: {boot_failure: skip}/' "$work/job.yaml" >"$work/job-noboot.yaml"
+timeout 900 "$rb" run "$work/job-noboot.yaml" --lab "$work/lab-short.yaml" --state "$state" \
+	--tree "$tree" --commit HEAD >"$work/noboot.out" 2>"$work/noboot.err"
+check "a build that does not come back: rackbisect run exits 1 (SKIP)" test $? -eq 1
+check "... the matrix says SKIP" grep -q -E '^q1 +hwsim +SKIP' "$work/noboot.out"
+check "... the coordinator power-cycled the board (QMP)" contains "$work/noboot.err" "event=power-cycle"
+check "... and found it on its installed kernel" \
+	contains "$work/noboot.err" "event=recovered detail=\"running $release\""
+guest cat /proc/cmdline >"$work/cmdline" 2>&1
+check "... the board runs its installed kernel again" grep -q -w rackbisect.installed "$work/cmdline"
 
 timeout 60 "$rb" power q1 cycle --lab "$lab" --state "$state" >"$work/cycle.out" 2>&1
 check "rackbisect power q1 cycle through QMP: exit 0" test $? -eq 0

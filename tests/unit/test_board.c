@@ -171,11 +171,39 @@ static void test_kexec_boot_takes_initrd_and_command_line(void **state)
 	close_lab(&scratch);
 }
 
+/* The documented rack opens: every driver takes its options as written. */
+static void test_example_rack_lab_opens(void **state)
+{
+	struct scratch scratch = { 0 };
+	char load_error[512];
+	size_t i;
+
+	(void)state;
+	strcpy(scratch.dir, "/tmp/rackbisect-test-board-XXXXXX");
+	assert_non_null(mkdtemp(scratch.dir));
+	if (lab_load("labs/ath9k-rack.example.yaml", &scratch.lab, load_error, sizeof(load_error)))
+		fail_msg("%s", load_error);
+	uv_loop_init(&scratch.loop);
+	log_init(&scratch.log, stderr, false, NULL);
+	if (board_set_open(&(struct board_set_options){ &scratch.loop, scratch.lab, scratch.dir,
+							&scratch.log, false },
+			   &scratch.set, scratch.error, sizeof(scratch.error)))
+		fail_msg("%s", scratch.error);
+	assert_int_equal(scratch.set.count, 4);
+	for (i = 0; i < scratch.set.count; i++) {
+		assert_string_equal(scratch.set.boards[i].power->ops->name, "pdudaemon");
+		assert_string_equal(scratch.set.boards[i].console->ops->name, "tcp");
+		assert_string_equal(scratch.set.boards[i].boot->ops->name, "kexec");
+	}
+	close_lab(&scratch);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_virtual_lab_opens_every_driver),
 		cmocka_unit_test(test_kexec_boot_takes_initrd_and_command_line),
+		cmocka_unit_test(test_example_rack_lab_opens),
 		cmocka_unit_test(test_unknown_driver_is_named_where_it_is_written),
 		cmocka_unit_test(test_ssh_lab_board_without_power_driver_is_refused),
 		cmocka_unit_test(test_driver_refuses_its_bad_option_with_its_location),

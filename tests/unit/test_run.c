@@ -103,7 +103,7 @@ static int setup(void **state)
 		assert_int_equal(mkdir(f->workload_dir[i], 0700), 0);
 		f->lab_board[i].name = i ? "lb02" : "lb01";
 		local_board_init(&f->board[i], &f->lab_board[i], &f->loop, &f->log, &f->power,
-				 f->release);
+				 f->release, "unused");
 	}
 	*state = f;
 	return 0;

@@ -98,7 +98,7 @@ static int setup(void **state)
 	for (i = 0; i < BOARDS; i++) {
 		f->lab_board[i] = (struct lab_board){ .name = i ? "sb02" : "sb01", .chip = "ar9285" };
 		local_board_init(&f->board[i], &f->lab_board[i], &f->loop, &f->log, &f->power,
-				 f->release);
+				 f->release, "unused");
 		f->boards[i] = &f->board[i];
 	}
 	*state = f;

@@ -38,6 +38,7 @@ struct board_host {
 	char vlab_binary[1024];
 	char fallback_kernel[1024];
 	char next_kernel[4096];		/* one-shot, from kexec -l */
+	char next_command_line[4096];	/* its --append or --command-line */
 	char release[256];
 	char last_error[1024];
 	struct board_root_paths paths;
@@ -383,7 +384,10 @@ static void boot_failed(struct board_host *host, const char *kernel, const char 
 	set_state(host, BOARD_HUNG);
 }
 
-static int boot(struct board_host *host, const char *kernel)
+/* What an installed kernel's boot loader passes, as on a rack machine. */
+#define FALLBACK_COMMAND_LINE "BOOT_IMAGE=/boot/vmlinuz root=/dev/sda1 ro console=ttyS0,115200"
+
+static int boot(struct board_host *host, const char *kernel, const char *command_line)
 {
 	int rc;
 
@@ -402,7 +406,7 @@ static int boot(struct board_host *host, const char *kernel)
 		char version[600];
 
 		snprintf(version, sizeof(version), "%.500s\n", sim_board_banner(host->sim));
-		board_root_write_version(host->root, version);
+		board_root_write_version(host->root, version, command_line);
 	}
 	host->console_next_line = 0;
 	set_state(host, BOARD_BOOTING);
@@ -423,13 +427,15 @@ static int boot(struct board_host *host, const char *kernel)
 static void on_reboot_timer(uv_timer_t *timer)
 {
 	struct board_host *host = timer->data;
-	char kernel[sizeof(host->next_kernel)];
+	char kernel[sizeof(host->next_kernel)], command_line[sizeof(host->next_command_line)];
+	bool loaded = host->next_kernel[0] != '\0';
 
 	host->reboot_pending = 0;
-	snprintf(kernel, sizeof(kernel), "%s", host->next_kernel[0] ? host->next_kernel
-								    : host->fallback_kernel);
+	snprintf(kernel, sizeof(kernel), "%s", loaded ? host->next_kernel : host->fallback_kernel);
+	snprintf(command_line, sizeof(command_line), "%s",
+		 loaded ? host->next_command_line : FALLBACK_COMMAND_LINE);
 	host->next_kernel[0] = '\0';	/* one-shot, like grub-reboot */
-	boot(host, kernel);
+	boot(host, kernel, command_line);
 }
 
 static void schedule_reboot(struct board_host *host)
@@ -467,8 +473,15 @@ static int run_kexec(struct board_host *host, struct tool_session *session,
 		     const struct tool_request *request)
 {
 	char message[2200];
+	const char *command_line = "";	/* what -l loads with, in any order */
 	int i;
 
+	for (i = 1; i < request->argc; i++) {
+		const char *arg = request->argv[i];
+
+		if (strncmp(arg, "--append=", 9) == 0 || strncmp(arg, "--command-line=", 15) == 0)
+			command_line = strchr(arg, '=') + 1;
+	}
 	for (i = 1; i < request->argc; i++) {
 		const char *arg = request->argv[i];
 
@@ -487,6 +500,8 @@ static int run_kexec(struct board_host *host, struct tool_session *session,
 		if ((strcmp(arg, "-l") == 0 || strcmp(arg, "--load") == 0) && i + 1 < request->argc) {
 			board_path(host, request->cwd, request->argv[++i], host->next_kernel,
 				   sizeof(host->next_kernel));
+			snprintf(host->next_command_line, sizeof(host->next_command_line), "%s",
+				 command_line);
 			if (access(host->next_kernel, R_OK) != 0) {
 				int len = snprintf(message, sizeof(message),
 						   "kexec: cannot open %s: %s\n",
@@ -497,7 +512,7 @@ static int run_kexec(struct board_host *host, struct tool_session *session,
 			}
 			continue;
 		}
-		/* --append, --command-line, --initrd, --reuse-cmdline: accepted as is */
+		/* --append, --command-line (above), --initrd, --reuse-cmdline: accepted */
 	}
 	return 0;
 }
@@ -633,7 +648,7 @@ int board_host_power_on(struct board_host *host)
 	if (host->state != BOARD_OFF)
 		return 0;
 	host->next_kernel[0] = '\0';
-	return boot(host, host->fallback_kernel);
+	return boot(host, host->fallback_kernel, FALLBACK_COMMAND_LINE);
 }
 
 void board_host_power_off(struct board_host *host)

@@ -37,6 +37,7 @@ void board_root_paths(const char *root, struct board_root_paths *paths)
 	snprintf(paths->socket, sizeof(paths->socket), "%s/run/tool.sock", root);
 	snprintf(paths->uptime, sizeof(paths->uptime), "%s/uptime", root);
 	snprintf(paths->version, sizeof(paths->version), "%s/version", root);
+	snprintf(paths->cmdline, sizeof(paths->cmdline), "%s/cmdline", root);
 	snprintf(paths->home, sizeof(paths->home), "%s/home", root);
 }
 
@@ -92,7 +93,8 @@ int board_root_prepare(const char *root, const char *tool_binary, char *error, s
 			return rc;
 	}
 	if ((rc = files_write_in_place(paths.uptime, "0.00 0.00\n")) ||
-	    (rc = files_write_in_place(paths.version, "Linux version (not booted)\n"))) {
+	    (rc = files_write_in_place(paths.version, "Linux version (not booted)\n")) ||
+	    (rc = files_write_in_place(paths.cmdline, "\n"))) {
 		snprintf(error, error_len, "cannot write the board's files under %s: %s", root,
 			 strerror(-rc));
 		return rc;
@@ -100,12 +102,16 @@ int board_root_prepare(const char *root, const char *tool_binary, char *error, s
 	return install_tools(&paths, tool_binary, error, error_len);
 }
 
-int board_root_write_version(const char *root, const char *banner)
+int board_root_write_version(const char *root, const char *banner, const char *command_line)
 {
 	struct board_root_paths paths;
+	char line[4200];
+	int rc;
 
 	board_root_paths(root, &paths);
-	return files_write_in_place(paths.version, banner);
+	snprintf(line, sizeof(line), "%s\n", command_line);
+	rc = files_write_in_place(paths.version, banner);
+	return rc ? rc : files_write_in_place(paths.cmdline, line);
 }
 
 static int bind(const char *from, const char *onto, char *error, size_t error_len)
@@ -167,6 +173,7 @@ int board_root_enter(const char *root, char *error, size_t error_len)
 	    (rc = bind(paths.run, "/run/rackbisect-board", error, error_len)) ||
 	    (rc = bind(paths.uptime, "/proc/uptime", error, error_len)) ||
 	    (rc = bind(paths.version, "/proc/version", error, error_len)) ||
+	    (rc = bind(paths.cmdline, "/proc/cmdline", error, error_len)) ||
 	    (rc = bind_home(paths.home, error, error_len)))
 		return rc;
 	for (i = 0; covered_binaries[i]; i++) {

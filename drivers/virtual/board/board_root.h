@@ -21,6 +21,7 @@ struct board_root_paths {
 	char socket[512];	/* run/tool.sock */
 	char uptime[512];	/* -> /proc/uptime */
 	char version[512];	/* -> /proc/version */
+	char cmdline[512];	/* -> /proc/cmdline */
 	char home[512];		/* -> root's home directory */
 };
 
@@ -32,8 +33,9 @@ void board_root_paths(const char *root, struct board_root_paths *paths);
  */
 int board_root_prepare(const char *root, const char *tool_binary, char *error, size_t error_len);
 
-/* Writes /proc/version's text for a booted build (in place: it is a bind target). */
-int board_root_write_version(const char *root, const char *banner);
+/* Writes /proc/version's and /proc/cmdline's texts for a booted kernel (in
+ * place: they are bind targets). */
+int board_root_write_version(const char *root, const char *banner, const char *command_line);
 
 /* Enters a new mount namespace and mounts the board's files over the real
  * paths. Only for the process that is about to exec the board's sshd or a

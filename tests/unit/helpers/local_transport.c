@@ -368,7 +368,7 @@ const struct power_ops broken_power_ops = {
 };
 
 void local_board_init(struct board *board, struct lab_board *config, uv_loop_t *loop,
-		      struct log *log, struct power *power, const char *release)
+		      struct log *log, struct power *power, const char *release, const char *image)
 {
 	*board = (struct board){
 		.config = config, .name = config->name, .loop = loop, .log = log,
@@ -379,6 +379,7 @@ void local_board_init(struct board *board, struct lab_board *config, uv_loop_t *
 		.power = power,
 	};
 	snprintf(board->clean_release, sizeof(board->clean_release), "%s", release);
+	snprintf(board->clean_image, sizeof(board->clean_image), "%s", image);
 }
 
 void local_boards_teardown(uv_loop_t *loop, struct board *boards, size_t count,
