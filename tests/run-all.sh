@@ -19,6 +19,8 @@ export RACKBISECT_BUILD=$(cd "$build" && pwd)
 # An integration test whose header has the line "# lane: own" runs in the
 # background from the start, beside everything else: it spends most of its
 # time waiting on its own boards, and the other tests need not wait for it.
+# One with "# lane: last" runs alone after all the others: a QEMU board under
+# software emulation needs the CPU the other lanes would take.
 own_lane=""
 for t in tests/integration/test_*.sh; do
 	[ -f "$t" ] || continue
@@ -43,6 +45,19 @@ count_integration() {
 	elif [ "$f" -ne 0 ]; then
 		failed_names="$failed_names $1"
 	fi
+}
+
+# run_integration TEST: runs it in the foreground and counts its checks
+run_integration() {
+	log=$(mktemp)
+	echo "== integration: $(basename "$1")"
+	started=$(date +%s)
+	timeout --kill-after=10 1200 bash "$1" >"$log" 2>&1
+	status=$?
+	timings="$timings $(basename "$1"):$(($(date +%s) - started))"
+	cat "$log"
+	count_integration "$(basename "$1")" "$log" "$status"
+	rm -f "$log"
 }
 
 count_cmocka() {
@@ -79,16 +94,8 @@ done
 for t in tests/integration/test_*.sh; do
 	[ -f "$t" ] || continue
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
-	grep -q '^# lane: own$' "$t" && continue
-	log=$(mktemp)
-	echo "== integration: $(basename "$t")"
-	started=$(date +%s)
-	timeout --kill-after=10 1200 bash "$t" >"$log" 2>&1
-	status=$?
-	timings="$timings $(basename "$t"):$(($(date +%s) - started))"
-	cat "$log"
-	count_integration "$(basename "$t")" "$log" "$status"
-	rm -f "$log"
+	grep -q -E '^# lane: (own|last)$' "$t" && continue
+	run_integration "$t"
 done
 
 wait	# the own-lane tests
@@ -100,6 +107,12 @@ for entry in $own_lane; do
 	count_integration "$(basename "$t")" "$log" "$(cat "$log.status" 2>/dev/null || echo 1)"
 	timings="$timings $(basename "$t")(own):$(cat "$log.seconds" 2>/dev/null || echo '?')"
 	rm -f "$log" "$log.status" "$log.seconds"
+done
+
+for t in tests/integration/test_*.sh; do
+	[ -f "$t" ] || continue
+	case "$t" in *"$filter"*) ;; *) continue ;; esac
+	grep -q '^# lane: last$' "$t" && run_integration "$t"
 done
 
 echo "seconds per test:$(echo "$timings" | tr ' ' '\n' | sort -t: -k2 -rn | tr '\n' ' ')"

@@ -510,13 +510,26 @@ $1
 EOF
 }
 
+# `iw connect -w` waits for the kernel's connect event, and on a real stack
+# (mac80211_hwsim with hostapd, seen 2 in 3 W3 runs) it sometimes never ends
+# although the station did associate: where `timeout` exists (coreutils,
+# busybox) an attempt is cut after this many seconds and the link decides.
+RB_CONNECT_WAIT=10
+rb_bounded_iw() {
+	if command -v timeout >/dev/null 2>&1; then
+		timeout "$RB_CONNECT_WAIT" iw "$@"
+	else
+		iw "$@"
+	fi
+}
+
 # rb_connect_once scan|same-channel: one `iw connect -w`; its last line of
 # output goes to rb_connect_said.
 rb_connect_once() {
 	if [ "$1" = same-channel ]; then
-		rb_out=$(iw dev "$rb_iface" connect -w "$rb_ssid" "$rb_freq" "$rb_bssid" 2>&1)
+		rb_out=$(rb_bounded_iw dev "$rb_iface" connect -w "$rb_ssid" "$rb_freq" "$rb_bssid" 2>&1)
 	else
-		rb_out=$(iw dev "$rb_iface" connect -w "$rb_ssid" 2>&1)
+		rb_out=$(rb_bounded_iw dev "$rb_iface" connect -w "$rb_ssid" 2>&1)
 	fi
 	rb_last_words "$rb_out"
 	rb_connect_said=$rb_last_words

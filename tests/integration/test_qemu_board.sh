@@ -1,5 +1,5 @@
 #!/bin/bash
-# lane: own
+# lane: last
 # A real kernel on a real Wi-Fi stack (issue 7): a QEMU board
 # (drivers/qemu/board.sh) boots Debian's own kernel with an initramfs of
 # busybox, dropbear, kexec-tools, hostapd and iw; two mac80211_hwsim radios
@@ -77,10 +77,10 @@ kernel: {command_line: "rackbisect.test=kexec-marker"}
 boards: all
 workloads:
   - name: W1
-    parameters: {duration: 10, phase: 5, keepalive: 2, target: 10.80.0.1}
+    parameters: {duration: 6, phase: 3, keepalive: 2, target: 10.80.0.1}
     timeout: 120
   - name: W2
-    parameters: {duration: 10, phase: 5, target: 10.80.0.1}
+    parameters: {duration: 6, phase: 3, target: 10.80.0.1}
     timeout: 120
   - name: W3
     parameters: {cycles: 3, idle-min: 1, idle-max: 2, target: 10.80.0.1}
@@ -161,7 +161,7 @@ check "... the kexec'd kernel's boot is in the capture" grep -q "rackbisect.test
 # A build that never comes back (its initramfs has no such init: no SSH):
 # after the board's boot limit the coordinator power-cycles it through QMP
 # onto its installed kernel, and the run is SKIP, not a FAIL of the kernel.
-sed 's/limits: {boot: 240, hang: 60}/limits: {boot: 60, hang: 60}/' "$lab" >"$work/lab-short.yaml"
+sed 's/limits: {boot: 240, hang: 60}/limits: {boot: 50, hang: 60}/' "$lab" >"$work/lab-short.yaml"
 sed -e 's|command_line: "rackbisect.test=kexec-marker"|command_line: "rdinit=/rackbisect-no-such-init"|' \
 	-e 's/^policy: .*/policy: {boot_failure: skip}/' "$work/job.yaml" >"$work/job-noboot.yaml"
 timeout 900 "$rb" run "$work/job-noboot.yaml" --lab "$work/lab-short.yaml" --state "$state" \

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "helpers/loop_wait.h"
 #include "config.h"
 #include "console/tcp.h"
 
@@ -71,40 +72,6 @@ struct fixture {
 };
 
 /* ---- the loop ------------------------------------------------------------- */
-
-static void on_guard_timer(uv_timer_t *timer)
-{
-	*(bool *)timer->data = true;
-}
-
-/* Runs the loop until done(arg) or timeout_ms pass; true if done. */
-static bool run_until(uv_loop_t *loop, bool (*done)(void *), void *arg, uint64_t timeout_ms)
-{
-	uv_timer_t guard;
-	bool expired = false;
-
-	uv_timer_init(loop, &guard);
-	guard.data = &expired;
-	uv_timer_start(&guard, on_guard_timer, timeout_ms, 0);
-	/* the guard alone keeps nothing alive (as in test_power_drivers.c) */
-	uv_unref((uv_handle_t *)&guard);
-	while (!done(arg) && !expired && uv_loop_alive(loop))
-		uv_run(loop, UV_RUN_ONCE);
-	uv_close((uv_handle_t *)&guard, NULL);
-	uv_run(loop, UV_RUN_NOWAIT);
-	return done(arg);
-}
-
-static bool never(void *arg)
-{
-	(void)arg;
-	return false;
-}
-
-static bool loop_idle(void *arg)
-{
-	return !uv_loop_alive(arg);
-}
 
 static bool capture_complete(void *arg)
 {
@@ -270,12 +237,6 @@ static void close_console(struct capture *capture)
 		return;
 	capture->console->ops->close(capture->console);
 	capture->closed = true;
-}
-
-static void assert_contains(const char *text, const char *words)
-{
-	if (!strstr(text, words))
-		fail_msg("'%s' does not say '%s'", text, words);
 }
 
 /* ---- a console server ---------------------------------------------------------- */
@@ -474,7 +435,6 @@ static void test_console_reports_an_outage_once_and_retries_until_a_server_appea
 	assert_memory_equal(capture->bytes, banner, strlen(banner));
 	close_console(capture);
 }
-
 
 static bool telnet_answered(void *arg)
 {

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "helpers/loop_wait.h"
 #include "config.h"
 #include "path.h"
 #include "power/command.h"
@@ -92,51 +93,9 @@ struct fixture {
 
 /* ---- the loop ------------------------------------------------------------- */
 
-static void on_guard_timer(uv_timer_t *timer)
-{
-	*(bool *)timer->data = true;
-}
-
-/* Runs the loop until done(arg) or timeout_ms pass; true if done. */
-static bool run_until(uv_loop_t *loop, bool (*done)(void *), void *arg, uint64_t timeout_ms)
-{
-	uv_timer_t guard;
-	bool expired = false;
-
-	uv_timer_init(loop, &guard);
-	guard.data = &expired;
-	uv_timer_start(&guard, on_guard_timer, timeout_ms, 0);
-	/* The guard alone keeps nothing alive: "the loop is idle" must not wait
-	 * for it (every teardown did, the whole timeout), and a loop with
-	 * nothing else left can no longer make done() true. */
-	uv_unref((uv_handle_t *)&guard);
-	while (!done(arg) && !expired && uv_loop_alive(loop))
-		uv_run(loop, UV_RUN_ONCE);
-	uv_close((uv_handle_t *)&guard, NULL);
-	uv_run(loop, UV_RUN_NOWAIT);
-	return done(arg);
-}
-
 static bool outcome_done(void *arg)
 {
 	return ((struct outcome *)arg)->done;
-}
-
-static bool never(void *arg)
-{
-	(void)arg;
-	return false;
-}
-
-static bool loop_idle(void *arg)
-{
-	return !uv_loop_alive(arg);
-}
-
-static uint64_t now_ms(uv_loop_t *loop)
-{
-	uv_update_time(loop);
-	return uv_now(loop);
 }
 
 /* ---- fixture ---------------------------------------------------------------- */
@@ -233,12 +192,6 @@ static struct outcome *request_and_wait(struct fixture *fixture, struct power *p
 	assert_false(outcome->done);
 	assert_true(run_until(&fixture->loop, outcome_done, outcome, wait_ms));
 	return outcome;
-}
-
-static void assert_contains(const char *text, const char *words)
-{
-	if (!strstr(text, words))
-		fail_msg("'%s' does not say '%s'", text, words);
 }
 
 /* ---- a control socket speaking the supervisor's protocol ---------------------- */
@@ -1007,7 +960,6 @@ static void test_command_power_refuses_bad_options(void **state)
 			       "on must not be empty: its first word is the program, "
 			       "e.g. [pdu-switch, '3', 'on']");
 }
-
 
 /* ---- the pdudaemon power switch ------------------------------------------------------ */
 

@@ -26,6 +26,7 @@
 
 #include <jansson.h>
 
+#include "helpers/loop_wait.h"
 #include "config.h"
 #include "power/qemu.h"
 
@@ -124,53 +125,6 @@ struct fixture {
 	bool others_open;
 	struct outcome outcomes[MAX_OUTCOMES];
 };
-
-/* ---- the loop ------------------------------------------------------------------------------- */
-
-static void on_guard_timer(uv_timer_t *timer)
-{
-	*(bool *)timer->data = true;
-}
-
-/* Runs the loop until done(arg) or timeout_ms pass; true if done. */
-static bool run_until(uv_loop_t *loop, bool (*done)(void *), void *arg, uint64_t timeout_ms)
-{
-	uv_timer_t guard;
-	bool expired = false;
-
-	uv_timer_init(loop, &guard);
-	guard.data = &expired;
-	uv_timer_start(&guard, on_guard_timer, timeout_ms, 0);
-	uv_unref((uv_handle_t *)&guard);	/* an idle loop must not wait for the guard */
-	while (!done(arg) && !expired && uv_loop_alive(loop))
-		uv_run(loop, UV_RUN_ONCE);
-	uv_close((uv_handle_t *)&guard, NULL);
-	uv_run(loop, UV_RUN_NOWAIT);
-	return done(arg);
-}
-
-static bool never(void *arg)
-{
-	(void)arg;
-	return false;
-}
-
-static bool loop_idle(void *arg)
-{
-	return !uv_loop_alive(arg);
-}
-
-static uint64_t now_ms(uv_loop_t *loop)
-{
-	uv_update_time(loop);
-	return uv_now(loop);
-}
-
-static void assert_contains(const char *text, const char *words)
-{
-	if (!strstr(text, words))
-		fail_msg("'%s' does not say '%s'", text, words);
-}
 
 /* ---- QEMU, started and ended by the test ------------------------------------------------------ */
 
