@@ -53,11 +53,11 @@ struct board {
 	bool busy;
 	bool offline;
 	unsigned int consecutive_infra;
-	/* the kernel the board runs, known good to run a workload on:
-	 * booted by us and no run on it since ended other than PASS. The
-	 * image tells two builds of one release apart (a tree without
-	 * CONFIG_LOCALVERSION_AUTO names every commit alike). */
-	char clean_release[256];
+	/* the image of the kernel the board runs, known good to run a
+	 * workload on: booted by us and no run on it since ended other than
+	 * PASS; "" when none is. The image (a build cache entry) and not the
+	 * release: a tree without CONFIG_LOCALVERSION_AUTO names every
+	 * commit alike. */
 	char clean_image[PATH_MAX];
 };
 

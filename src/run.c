@@ -302,7 +302,8 @@ static void trim_newline(char *text)
 		text[--n] = '\0';
 }
 
-static void copy_release(const struct transport_exec_result *result, char *out, size_t len)
+/* A command's one-line answer (`uname -r`, /proc/cmdline), trimmed; "" when it failed. */
+static void copy_answer(const struct transport_exec_result *result, char *out, size_t len)
 {
 	snprintf(out, len, "%s", result->status == 0 && result->stdout_text ? result->stdout_text : "");
 	trim_newline(out);
@@ -323,7 +324,7 @@ static void on_fallback_release(struct run *run, const struct transport_exec_res
 	const char *fallback = run->board->config->fallback_release;
 	char release[256];
 
-	copy_release(result, release, sizeof(release));
+	copy_answer(result, release, sizeof(release));
 	log_event(run->environment.log, LOG_INFO, run->board->name, run->id, "recovered",
 		  "running %s", release);
 	if (fallback && strcmp(release, fallback) != 0) {
@@ -370,7 +371,7 @@ static void recover_by_power_cycle(struct run *run, status_next then)
 	int rc;
 
 	run->phase = PHASE_RECOVER;
-	run->board->clean_release[0] = '\0';
+	run->board->clean_image[0] = '\0';
 	run->after_recovery = then;
 	drop_transport(&run->transport);
 	log_event(run->environment.log, LOG_NOTICE, run->board->name, run->id, "power-cycle",
@@ -433,15 +434,15 @@ static void on_booted_command_line(struct run *run, const struct transport_exec_
 		hung_after_boot(run, "`cat /proc/cmdline`", result);
 		return;
 	}
-	copy_release(result, command_line, sizeof(command_line));
+	copy_answer(result, command_line, sizeof(command_line));
 	/* a whole word: rackbisect.run=1 is not rackbisect.run=12 */
 	for (found = strstr(command_line, run->boot_marker); found; found = strstr(found + 1, run->boot_marker))
 		if ((found == command_line || found[-1] == ' ') &&
 		    (found[length] == '\0' || found[length] == ' '))
 			break;
-	if (!found && wait_again_for_build(run, "the kernel that answers lacks the run's marker"))
-		return;
 	if (!found) {
+		if (wait_again_for_build(run, "the kernel that answers lacks the run's marker"))
+			return;
 		snprintf(run->boot_failure, sizeof(run->boot_failure),
 			 "only another kernel of release %s answered within %" PRIu64 " s: its "
 			 "/proc/cmdline lacks %s (the build did not boot, or the board rebooted "
@@ -467,11 +468,10 @@ static void on_booted_release(struct run *run, const struct transport_exec_resul
 		hung_after_boot(run, "`uname -r`", result);
 		return;
 	}
-	copy_release(result, release, sizeof(release));
-	if (strcmp(release, run->spec.release) != 0 &&
-	    wait_again_for_build(run, "the kernel that answers is another release"))
-		return;
+	copy_answer(result, release, sizeof(release));
 	if (strcmp(release, run->spec.release) != 0) {
+		if (wait_again_for_build(run, "the kernel that answers is another release"))
+			return;
 		snprintf(run->boot_failure, sizeof(run->boot_failure),
 			 "uname -r is '%s' after booting, expected '%s'", release, run->spec.release);
 		finish(run);
@@ -531,7 +531,7 @@ static void boot_build(struct run *run)
 		 job_words ? job_words : "", job_words ? " " : "", run->boot_marker);
 
 	run->phase = PHASE_BOOT;
-	run->board->clean_release[0] = '\0';
+	run->board->clean_image[0] = '\0';
 	log_event(run->environment.log, LOG_INFO, run->board->name, run->id, "boot", "%s",
 		  run->spec.release);
 	rc = boot->ops->start(boot, &request, on_boot_started, run);
@@ -543,11 +543,10 @@ static void on_release_checked(struct run *run, const struct transport_exec_resu
 {
 	char release[256];
 
-	copy_release(result, release, sizeof(release));
+	copy_answer(result, release, sizeof(release));
 	/* Reuse the boot only when nothing but passing runs happened since:
 	 * a wedged card must not leak into the next workload's result. */
 	if (strcmp(release, run->spec.release) == 0 &&
-	    strcmp(run->board->clean_release, run->spec.release) == 0 &&
 	    strcmp(run->board->clean_image, run->spec.image) == 0) {
 		run->booted = true;
 		start_workload(run);
@@ -1079,14 +1078,9 @@ static void finish(struct run *run)
 	if (run->board)
 		board_capture_stop(run->board);
 	decide(run);
-	if (run->board && run->report.outcome == VERDICT_PASS && run->booted) {
-		snprintf(run->board->clean_release, sizeof(run->board->clean_release), "%s",
-			 run->spec.release);
+	if (run->board)
 		snprintf(run->board->clean_image, sizeof(run->board->clean_image), "%s",
-			 run->spec.image);
-	} else if (run->board) {
-		run->board->clean_release[0] = '\0';
-	}
+			 run->report.outcome == VERDICT_PASS && run->booted ? run->spec.image : "");
 	run->report.run_id = run->id;
 	run->report.board_in_trouble = run->board_in_trouble;
 	log_event(run->environment.log, LOG_INFO, board, run->id, "done", "%s %s",

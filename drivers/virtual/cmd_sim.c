@@ -308,7 +308,7 @@ static int run_fast_path(struct fast_path *fast, const struct sim_arguments *arg
 	board_root_paths(root, &fast->paths);
 	rc = board_root_prepare(root, tool, error, sizeof(error));
 	if (!rc)
-		rc = board_root_write_version(root, "Linux version (fast path)\n", "console=ttyS0,115200");
+		rc = board_root_write_boot(root, "Linux version (fast path)\n", "console=ttyS0,115200");
 	if (!rc)
 		refresh_files(fast);
 	if (!rc && (rc = tool_server_start(&fast->loop, fast->paths.socket, run_tool, fast, &fast->tools)))

@@ -102,8 +102,7 @@ static int setup(void **state)
 		snprintf(f->workload_dir[i], sizeof(f->workload_dir[i]), "%s/workload-%d", f->dir, i);
 		assert_int_equal(mkdir(f->workload_dir[i], 0700), 0);
 		f->lab_board[i].name = i ? "lb02" : "lb01";
-		local_board_init(&f->board[i], &f->lab_board[i], &f->loop, &f->log, &f->power,
-				 f->release, "unused");
+		local_board_init(&f->board[i], &f->lab_board[i], &f->loop, &f->log, &f->power, "unused");
 	}
 	*state = f;
 	return 0;

@@ -97,8 +97,7 @@ static int setup(void **state)
 		.job_name = f->job.name, .runs_dir = f->runs_dir, .workload_dir = f->workload_dir };
 	for (i = 0; i < BOARDS; i++) {
 		f->lab_board[i] = (struct lab_board){ .name = i ? "sb02" : "sb01", .chip = "ar9285" };
-		local_board_init(&f->board[i], &f->lab_board[i], &f->loop, &f->log, &f->power,
-				 f->release, "unused");
+		local_board_init(&f->board[i], &f->lab_board[i], &f->loop, &f->log, &f->power, "unused");
 		f->boards[i] = &f->board[i];
 	}
 	*state = f;

@@ -406,7 +406,7 @@ static int boot(struct board_host *host, const char *kernel, const char *command
 		char version[600];
 
 		snprintf(version, sizeof(version), "%.500s\n", sim_board_banner(host->sim));
-		board_root_write_version(host->root, version, command_line);
+		board_root_write_boot(host->root, version, command_line);
 	}
 	host->console_next_line = 0;
 	set_state(host, BOARD_BOOTING);

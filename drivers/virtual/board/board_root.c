@@ -102,7 +102,7 @@ int board_root_prepare(const char *root, const char *tool_binary, char *error, s
 	return install_tools(&paths, tool_binary, error, error_len);
 }
 
-int board_root_write_version(const char *root, const char *banner, const char *command_line)
+int board_root_write_boot(const char *root, const char *banner, const char *command_line)
 {
 	struct board_root_paths paths;
 	char line[4200];

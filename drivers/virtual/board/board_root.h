@@ -35,7 +35,7 @@ int board_root_prepare(const char *root, const char *tool_binary, char *error, s
 
 /* Writes /proc/version's and /proc/cmdline's texts for a booted kernel (in
  * place: they are bind targets). */
-int board_root_write_version(const char *root, const char *banner, const char *command_line);
+int board_root_write_boot(const char *root, const char *banner, const char *command_line);
 
 /* Enters a new mount namespace and mounts the board's files over the real
  * paths. Only for the process that is about to exec the board's sshd or a

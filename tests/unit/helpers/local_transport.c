@@ -368,7 +368,7 @@ const struct power_ops broken_power_ops = {
 };
 
 void local_board_init(struct board *board, struct lab_board *config, uv_loop_t *loop,
-		      struct log *log, struct power *power, const char *release, const char *image)
+		      struct log *log, struct power *power, const char *image)
 {
 	*board = (struct board){
 		.config = config, .name = config->name, .loop = loop, .log = log,
@@ -378,7 +378,6 @@ void local_board_init(struct board *board, struct lab_board *config, uv_loop_t *
 		.transport_ops = &local_transport_ops,
 		.power = power,
 	};
-	snprintf(board->clean_release, sizeof(board->clean_release), "%s", release);
 	snprintf(board->clean_image, sizeof(board->clean_image), "%s", image);
 }
 

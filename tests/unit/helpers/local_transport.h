@@ -39,10 +39,10 @@ extern const struct transport_ops local_transport_ops;
 /* A power switch that cannot switch: a run recovering from a hang ends there. */
 extern const struct power_ops broken_power_ops;
 
-/* A board on the local transport that already runs `release`, booted from
- * `image`, cleanly (no boot before a run), its power switch `power`. */
+/* A board on the local transport that already runs `image` cleanly (no boot
+ * before a run whose spec names that image), its power switch `power`. */
 void local_board_init(struct board *board, struct lab_board *config, uv_loop_t *loop,
-		      struct log *log, struct power *power, const char *release, const char *image);
+		      struct log *log, struct power *power, const char *image);
 /* The end of a test on local boards: runs the loop dry and closes it, drops
  * the boards' captures, closes the store and the log's file, removes dir. */
 void local_boards_teardown(uv_loop_t *loop, struct board *boards, size_t count,
