@@ -24,6 +24,7 @@
 #include <uv.h>
 
 #include "helpers/loop_wait.h"
+#include "helpers/test_child.h"
 #include "config.h"
 #include "path.h"
 #include "power/command.h"
@@ -70,19 +71,9 @@ struct control_server {
 	size_t received_count;
 };
 
-/* A pdudaemon this test started (uv_spawn), its log read from its stderr. */
-struct pdudaemon_process {
-	uv_process_t process;
-	uv_pipe_t log_pipe;
-	char log[65536];
-	size_t log_length;
-	bool started, exited;
-	int open_handles;
-};
-
 struct fixture {
 	uv_loop_t loop;
-	struct pdudaemon_process pdudaemon;
+	struct test_child pdudaemon;	/* its log is its stderr */
 	char directory[64];
 	char lab_path[128];
 	char error[2048];
@@ -965,55 +956,11 @@ static void test_command_power_refuses_bad_options(void **state)
 
 #define PDUDAEMON_URL "http://127.77.12.1:16421"
 
-static void on_pdudaemon_handle_closed(uv_handle_t *handle)
-{
-	((struct pdudaemon_process *)handle->data)->open_handles--;
-}
-
-static void on_pdudaemon_exit(uv_process_t *process, int64_t exit_status, int term_signal)
-{
-	struct pdudaemon_process *daemon = process->data;
-
-	(void)exit_status, (void)term_signal;
-	daemon->exited = true;
-	uv_close((uv_handle_t *)process, on_pdudaemon_handle_closed);
-}
-
-static void on_log_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buffer)
-{
-	struct pdudaemon_process *daemon = handle->data;
-	size_t room = sizeof(daemon->log) - 1 - daemon->log_length;
-
-	(void)suggested;
-	/* a full log keeps being read, into the last bytes, so the pipe never blocks it */
-	*buffer = uv_buf_init(daemon->log + (room ? daemon->log_length : daemon->log_length - 256),
-			      room ? (unsigned int)room : 256);
-}
-
-static void on_log_read(uv_stream_t *stream, ssize_t count, const uv_buf_t *buffer)
-{
-	struct pdudaemon_process *daemon = stream->data;
-
-	(void)buffer;
-	if (count < 0) {
-		uv_close((uv_handle_t *)stream, on_pdudaemon_handle_closed);
-		return;
-	}
-	if (daemon->log_length + (size_t)count < sizeof(daemon->log))
-		daemon->log_length += (size_t)count;
-	daemon->log[daemon->log_length] = '\0';
-}
-
 static bool pdudaemon_listening(void *arg)
 {
-	struct pdudaemon_process *daemon = arg;
+	struct test_child *daemon = arg;
 
-	return daemon->exited || strstr(daemon->log, "Listening on 127.77.12.1:16421");
-}
-
-static bool pdudaemon_gone(void *arg)
-{
-	return ((struct pdudaemon_process *)arg)->open_handles == 0;
+	return daemon->exited || strstr(daemon->stderr_text, "Listening on 127.77.12.1:16421");
 }
 
 /*
@@ -1023,15 +970,10 @@ static bool pdudaemon_gone(void *arg)
  */
 static void start_pdudaemon(struct fixture *fixture)
 {
-	struct pdudaemon_process *daemon = &fixture->pdudaemon;
+	struct test_child *daemon = &fixture->pdudaemon;
 	char conf[160], log[160], text[2048];
 	char *argv[] = { "pdudaemon", "--conf", conf, "--logfile", "/dev/stderr", "--loglevel", "DEBUG",
 			 NULL };
-	uv_stdio_container_t stdio[3] = { { .flags = UV_IGNORE }, { .flags = UV_IGNORE },
-					  { .flags = UV_INHERIT_FD } };
-	int fds[2];
-	uv_process_options_t options = { .file = "pdudaemon", .args = argv, .stdio = stdio,
-					 .stdio_count = 3, .exit_cb = on_pdudaemon_exit };
 	FILE *file;
 	int rc;
 
@@ -1047,26 +989,11 @@ static void start_pdudaemon(struct fixture *fixture)
 	assert_non_null(file = fopen(conf, "w"));
 	fputs(text, file);
 	fclose(file);
-	/* a real pipe, not libuv's socketpair: pdudaemon opens /dev/stderr by
-	 * name, which a socket refuses (ENXIO) */
-	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
-	uv_pipe_init(&fixture->loop, &daemon->log_pipe, 0);
-	assert_int_equal(uv_pipe_open(&daemon->log_pipe, fds[0]), 0);
-	daemon->log_pipe.data = daemon;
-	daemon->process.data = daemon;
-	stdio[2].data.fd = fds[1];
-	daemon->open_handles = 1;
-	rc = uv_spawn(&fixture->loop, &daemon->process, &options);
-	close(fds[1]);
-	if (rc) {
-		uv_close((uv_handle_t *)&daemon->log_pipe, on_pdudaemon_handle_closed);
+	rc = test_child_start(&fixture->loop, daemon, argv);
+	if (rc)
 		fail_msg("cannot start pdudaemon (make deps installs it): %s", uv_strerror(rc));
-	}
-	daemon->started = true;
-	daemon->open_handles++;
-	uv_read_start((uv_stream_t *)&daemon->log_pipe, on_log_alloc, on_log_read);
 	if (!run_until(&fixture->loop, pdudaemon_listening, daemon, 30000) || daemon->exited) {
-		fprintf(stderr, "pdudaemon said:\n%s\n", daemon->log);
+		fprintf(stderr, "pdudaemon said:\n%s\n", daemon->stderr_text);
 		fail_msg("pdudaemon did not listen within 30 s (its words above)");
 	}
 }
@@ -1074,17 +1001,7 @@ static void start_pdudaemon(struct fixture *fixture)
 /* Ends the daemon this test started, by its PID, and waits for it. */
 static void stop_pdudaemon(struct fixture *fixture)
 {
-	struct pdudaemon_process *daemon = &fixture->pdudaemon;
-
-	if (!daemon->started)
-		return;
-	daemon->started = false;
-	if (!daemon->exited)
-		uv_process_kill(&daemon->process, SIGTERM);
-	if (!run_until(&fixture->loop, pdudaemon_gone, daemon, 10000)) {
-		uv_process_kill(&daemon->process, SIGKILL);
-		run_until(&fixture->loop, pdudaemon_gone, daemon, 10000);
-	}
+	test_child_stop(&fixture->loop, &fixture->pdudaemon, SIGTERM);
 }
 
 static struct power *pdudaemon_power(struct fixture *fixture, const char *pdu, const char *port)

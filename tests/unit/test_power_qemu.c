@@ -27,6 +27,7 @@
 #include <jansson.h>
 
 #include "helpers/loop_wait.h"
+#include "helpers/test_child.h"
 #include "config.h"
 #include "power/qemu.h"
 
@@ -42,16 +43,6 @@ struct outcome {
 	bool had_error_text;
 	char error_text[2048];
 	uint64_t finished_at;
-};
-
-/* The QEMU this test started: its process, and its stderr for a failure's message. */
-struct qemu_process {
-	uv_process_t process;
-	uv_pipe_t stderr_pipe;
-	char stderr_text[4096];
-	size_t stderr_length;
-	bool started, exited;
-	int open_handles;
 };
 
 /*
@@ -118,7 +109,7 @@ struct fixture {
 	char error[2048];
 	struct lab *lab;
 	struct power *power;		/* closed by teardown when a test did not */
-	struct qemu_process qemu;
+	struct test_child qemu;
 	struct qmp_observer observer;
 	struct fake_server fake;
 	struct other_client others[3];
@@ -128,63 +119,11 @@ struct fixture {
 
 /* ---- QEMU, started and ended by the test ------------------------------------------------------ */
 
-static void on_qemu_handle_closed(uv_handle_t *handle)
-{
-	((struct qemu_process *)handle->data)->open_handles--;
-}
-
-static void on_qemu_exit(uv_process_t *process, int64_t exit_status, int term_signal)
-{
-	struct qemu_process *qemu = process->data;
-
-	(void)exit_status, (void)term_signal;
-	qemu->exited = true;
-	uv_close((uv_handle_t *)process, on_qemu_handle_closed);
-}
-
-static void on_stderr_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buffer)
-{
-	struct qemu_process *qemu = handle->data;
-	size_t room = sizeof(qemu->stderr_text) - 1 - qemu->stderr_length;
-
-	(void)suggested;
-	/* a full buffer keeps being read, into its last bytes, so QEMU never blocks on it */
-	*buffer = uv_buf_init(qemu->stderr_text + (room ? qemu->stderr_length : qemu->stderr_length - 256),
-			      room ? (unsigned int)room : 256);
-}
-
-static void on_stderr_read(uv_stream_t *stream, ssize_t count, const uv_buf_t *buffer)
-{
-	struct qemu_process *qemu = stream->data;
-
-	(void)buffer;
-	if (count < 0) {
-		uv_close((uv_handle_t *)stream, on_qemu_handle_closed);
-		return;
-	}
-	if (qemu->stderr_length + (size_t)count < sizeof(qemu->stderr_text))
-		qemu->stderr_length += (size_t)count;
-	qemu->stderr_text[qemu->stderr_length] = '\0';
-}
-
-static bool qemu_gone(void *arg)
-{
-	return ((struct qemu_process *)arg)->open_handles == 0;
-}
-
 /* Ends the QEMU this test started (SIGKILL to its PID: it holds no state
  * worth a clean exit) and reaps it. */
 static void stop_qemu(struct fixture *fixture)
 {
-	struct qemu_process *qemu = &fixture->qemu;
-
-	if (!qemu->started)
-		return;
-	qemu->started = false;
-	if (!qemu->exited)
-		uv_process_kill(&qemu->process, SIGKILL);
-	if (!run_until(&fixture->loop, qemu_gone, qemu, 10000))
-		fprintf(stderr, "QEMU pid %d not reaped within 10 s\n", qemu->process.pid);
+	test_child_stop(&fixture->loop, &fixture->qemu, SIGKILL);
 }
 
 /* ---- the test's own QMP connection ------------------------------------------------------------- */
@@ -366,7 +305,7 @@ static const char *take_events(struct fixture *fixture, char *out, size_t len)
 }
 
 struct qemu_start {
-	struct qemu_process *qemu;
+	struct test_child *qemu;
 	struct qmp_observer *observer;
 };
 
@@ -385,37 +324,20 @@ static bool qemu_ready_or_gone(void *arg)
  */
 static void start_qemu(struct fixture *fixture)
 {
-	struct qemu_process *qemu = &fixture->qemu;
+	struct test_child *qemu = &fixture->qemu;
 	char driver_qmp[200], observer_qmp[200], observer_path[96];
 	char *argv[] = { "qemu-system-x86_64", "-machine", "none", "-nodefaults", "-display", "none",
 			 "-monitor", "none", "-serial", "none", "-qmp", driver_qmp, "-qmp",
 			 observer_qmp, NULL };
-	uv_stdio_container_t stdio[3] = {
-		{ .flags = UV_IGNORE }, { .flags = UV_IGNORE },
-		{ .flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE,
-		  .data.stream = (uv_stream_t *)&qemu->stderr_pipe },
-	};
-	uv_process_options_t options = { .file = argv[0], .args = argv, .stdio = stdio,
-					 .stdio_count = 3, .exit_cb = on_qemu_exit };
 	struct qemu_start start = { qemu, &fixture->observer };
 	int rc;
 
 	snprintf(observer_path, sizeof(observer_path), "%s/observer.sock", fixture->directory);
 	snprintf(driver_qmp, sizeof(driver_qmp), "unix:%s,server=on,wait=off", fixture->qmp_path);
 	snprintf(observer_qmp, sizeof(observer_qmp), "unix:%s,server=on,wait=off", observer_path);
-	uv_pipe_init(&fixture->loop, &qemu->stderr_pipe, 0);
-	qemu->stderr_pipe.data = qemu->process.data = qemu;
-	qemu->open_handles = 1;
-	rc = uv_spawn(&fixture->loop, &qemu->process, &options);
-	if (rc) {
-		qemu->open_handles++;
-		uv_close((uv_handle_t *)&qemu->process, on_qemu_handle_closed);
-		uv_close((uv_handle_t *)&qemu->stderr_pipe, on_qemu_handle_closed);
+	rc = test_child_start(&fixture->loop, qemu, argv);
+	if (rc)
 		fail_msg("cannot start qemu-system-x86_64 (make deps installs it): %s", uv_strerror(rc));
-	}
-	qemu->started = true;
-	qemu->open_handles++;
-	uv_read_start((uv_stream_t *)&qemu->stderr_pipe, on_stderr_alloc, on_stderr_read);
 	observer_start(&fixture->observer, &fixture->loop, observer_path);
 	if (!run_until(&fixture->loop, qemu_ready_or_gone, &start, QEMU_START_MS) ||
 	    !fixture->observer.ready)
