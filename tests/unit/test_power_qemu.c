@@ -304,6 +304,32 @@ static const char *take_events(struct fixture *fixture, char *out, size_t len)
 	return out;
 }
 
+static bool resumed(void *arg)
+{
+	struct qmp_observer *observer = arg;
+
+	for (size_t i = 0; i < observer->event_count; i++)
+		if (strcmp(observer->events[i], "RESUME") == 0)
+			return true;
+	return false;
+}
+
+/*
+ * QEMU was started stopped (-S): the test runs it and waits for its RESUME,
+ * so no startup event is left to arrive after a test began. Started running,
+ * QEMU's own RESUME could reach the test's connection late on a loaded
+ * machine and be taken for the driver's.
+ */
+static void start_machine(struct fixture *fixture)
+{
+	char events[512];
+
+	observer_send(&fixture->observer, "{\"execute\": \"cont\"}\n");
+	if (!run_until(&fixture->loop, resumed, &fixture->observer, 10000))
+		fail_msg("QEMU did not say RESUME within 10 s of cont");
+	take_events(fixture, events, sizeof(events));
+}
+
 struct qemu_start {
 	struct test_child *qemu;
 	struct qmp_observer *observer;
@@ -326,8 +352,8 @@ static void start_qemu(struct fixture *fixture)
 {
 	struct test_child *qemu = &fixture->qemu;
 	char driver_qmp[200], observer_qmp[200], observer_path[96];
-	char *argv[] = { "qemu-system-x86_64", "-machine", "none", "-nodefaults", "-display", "none",
-			 "-monitor", "none", "-serial", "none", "-qmp", driver_qmp, "-qmp",
+	char *argv[] = { "qemu-system-x86_64", "-S", "-machine", "none", "-nodefaults", "-display",
+			 "none", "-monitor", "none", "-serial", "none", "-qmp", driver_qmp, "-qmp",
 			 observer_qmp, NULL };
 	struct qemu_start start = { qemu, &fixture->observer };
 	int rc;
@@ -346,6 +372,7 @@ static void start_qemu(struct fixture *fixture)
 			 qemu->exited ? "QEMU ended"
 			 : fixture->observer.failed ? uv_strerror(fixture->observer.failed) : "still waiting",
 			 qemu->stderr_text);
+	start_machine(fixture);
 }
 
 /* ---- a socket in QEMU's stead ---------------------------------------------------------------- */
