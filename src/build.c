@@ -8,6 +8,10 @@
  *   image -> rename staging into the cache -> (remove a new worktree) ->
  *   callback
  *
+ * A kbuild build's "build command" is its steps (kbuild.h), one child
+ * after the other: configure -> fragment merged -> olddefconfig ->
+ * fragment checked -> make -> modules_install -> pack modules.
+ *
  * Any step may end the chain early; the worktree and the staging directory
  * are cleaned up on every way out. One child runs at a time per build, and
  * the next step starts only once the child's handles are closed, so the
@@ -78,6 +82,13 @@ struct build {
 	char tree[PATH_MAX];
 	char ref[PATH_MAX];
 	char **build_argv;
+	bool is_kbuild;
+	struct kbuild_recipe kbuild;	/* its strings owned here */
+	char recipe_id[17];
+	enum kbuild_step step;		/* the one running */
+	char **step_argv;
+	char build_dir[PATH_MAX];	/* kbuild's O=: <worktree>.out; "" when none */
+	char output_dir[PATH_MAX];	/* where artifact and release_file are */
 	char artifact[PATH_MAX];
 	char release_file[PATH_MAX];
 	char cache_dir[PATH_MAX];	/* absolute: git takes paths relative to -C TREE */
@@ -419,6 +430,11 @@ static int read_entry(struct build *build)
 	if (access(image, R_OK) == 0 &&
 	    read_release(release, result->release, sizeof(result->release)) == 0) {
 		result->status = 0;
+		if (path_format(result->modules, sizeof(result->modules), "%s/modules.tar.gz",
+				build->entry))
+			return -ENAMETOOLONG;
+		if (access(result->modules, R_OK) != 0)
+			result->modules[0] = '\0';
 		return path_format(result->image, sizeof(result->image), "%s", image) ? -ENAMETOOLONG : 1;
 	}
 	result->log[0] = '\0';
@@ -450,8 +466,8 @@ static void look_up_cache(struct build *build)
 {
 	int rc;
 
-	if (path_format(build->entry, sizeof(build->entry), "%s/%s", build->cache_dir,
-			build->result.tree_id)) {
+	if (path_format(build->entry, sizeof(build->entry), "%s/%s%s%s", build->cache_dir,
+			build->result.tree_id, build->is_kbuild ? "-" : "", build->recipe_id)) {
 		set_outcome(build, -ENAMETOOLONG, "the build cache path %s is too long", build->cache_dir);
 		return end_build(build);
 	}
@@ -522,8 +538,11 @@ static int take_slot(struct build *build)
 	if (!realpath(build->tree, tree) && path_format(tree, sizeof(tree), "%s", build->tree))
 		return -ENAMETOOLONG;
 	for (slot = 0; slot < BUILD_SLOTS; slot++) {
-		if (path_format(build->worktree, sizeof(build->worktree), "%s/work/slot-%016llx-%u",
-				build->cache_dir, (unsigned long long)name_hash(tree), slot) ||
+		/* kbuild's slots are apart: an in-tree build's output would make
+		 * kbuild refuse O= ("source tree is not clean") */
+		if (path_format(build->worktree, sizeof(build->worktree), "%s/work/slot-%016llx-%s%u",
+				build->cache_dir, (unsigned long long)name_hash(tree),
+				build->is_kbuild ? "k" : "", slot) ||
 		    path_format(lock, sizeof(lock), "%s.lock", build->worktree))
 			return -ENAMETOOLONG;
 		fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -537,6 +556,16 @@ static int take_slot(struct build *build)
 	}
 	build->worktree[0] = '\0';
 	return 0;
+}
+
+/* Where the build writes: the worktree, or kbuild's <worktree>.out beside it. */
+static int set_output_dir(struct build *build)
+{
+	if (build->is_kbuild &&
+	    path_format(build->build_dir, sizeof(build->build_dir), "%s.out", build->worktree))
+		return -ENAMETOOLONG;
+	return path_format(build->output_dir, sizeof(build->output_dir), "%s",
+			   build->is_kbuild ? build->build_dir : build->worktree);
 }
 
 static int make_work_dirs(struct build *build)
@@ -557,6 +586,8 @@ static int make_work_dirs(struct build *build)
 		rc = make_unique_dir(build, "staging", build->result.tree_id, build->staging);
 	if (!rc && path_format(log, sizeof(log), "%s/build.log", build->staging))
 		rc = -ENAMETOOLONG;
+	if (!rc)
+		rc = set_output_dir(build);
 	if (rc)
 		return rc;
 	build->log_fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -676,7 +707,7 @@ static void on_slot_checked_out(struct build *build)
 		return start_check_out(build);
 	}
 	for (i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
-		if (!path_format(path, sizeof(path), "%s/%s", build->worktree, outputs[i]))
+		if (!path_format(path, sizeof(path), "%s/%s", build->output_dir, outputs[i]))
 			unlink(path);
 	}
 	start_build_command(build);
@@ -689,18 +720,33 @@ static void on_slot_pruned(struct build *build)
 	start_check_out(build);
 }
 
+static void start_kbuild_step(struct build *build, enum kbuild_step step);
+
+static void start_command(struct build *build, char *const *argv, child_finished_fn next)
+{
+	int rc = child_start(build, CHILD_BUILD, argv, build->worktree, next);
+
+	if (rc) {
+		set_outcome(build, trouble_status(rc), "commit %s: cannot start %s: %s",
+			    build->result.commit, argv[0], strerror(-rc));
+		end_build(build);
+	}
+}
+
 static void start_build_command(struct build *build)
 {
 	int rc;
 
 	write_log_header(build);
-	rc = child_start(build, CHILD_BUILD, build->build_argv, build->worktree,
-			 on_build_command_exited);
+	if (!build->is_kbuild)
+		return start_command(build, build->build_argv, on_build_command_exited);
+	rc = path_make_dirs(build->build_dir);
 	if (rc) {
-		set_outcome(build, trouble_status(rc), "commit %s: cannot start %s: %s",
-			    build->result.commit, build->build_argv[0], strerror(-rc));
-		end_build(build);
+		set_outcome(build, trouble_status(rc), "commit %s: cannot make the build directory "
+			    "%s: %s", build->result.commit, build->build_dir, strerror(-rc));
+		return end_build(build);
 	}
+	start_kbuild_step(build, KBUILD_CONFIGURE);
 }
 
 static void commit_entry(struct build *build);
@@ -731,8 +777,8 @@ static void collect_outputs(struct build *build)
 	char release[PATH_MAX], image[PATH_MAX], copy[PATH_MAX], reason[PATH_MAX + 64];
 	int rc;
 
-	if (path_format(release, sizeof(release), "%s/%s", build->worktree, build->release_file) ||
-	    path_format(image, sizeof(image), "%s/%s", build->worktree, build->artifact) ||
+	if (path_format(release, sizeof(release), "%s/%s", build->output_dir, build->release_file) ||
+	    path_format(image, sizeof(image), "%s/%s", build->output_dir, build->artifact) ||
 	    path_format(copy, sizeof(copy), "%s/image", build->staging)) {
 		set_outcome(build, -ENAMETOOLONG, "commit %s: a path in %s is too long",
 			    build->result.commit, build->worktree);
@@ -755,36 +801,205 @@ static void collect_outputs(struct build *build)
 	}
 }
 
-static void on_build_command_exited(struct build *build)
+/*
+ * How the command `what` ("'make'") ended. false when the build ended there:
+ * a commit whose command failed is remembered as not building, unless
+ * `remembered` is false (a step whose failure is the machine's, not the
+ * commit's); a command that could not start or was killed is never.
+ */
+static bool command_succeeded(struct build *build, const char *what, bool remembered)
 {
 	struct child *child = &build->child;
-	char how[128], reason[256];
+	char how[128], reason[512];
 
-	if (build->cancelled)
-		return end_build(build);
+	if (build->cancelled) {
+		end_build(build);
+		return false;
+	}
 	if (child->spawn_status) {
 		set_outcome(build, trouble_status(child->spawn_status),
-			    "commit %s: cannot start the build command '%s': %s; is it installed "
-			    "and in PATH?", build->result.commit, build->build_argv[0],
-			    uv_strerror(child->spawn_status));
-		return end_build(build);
+			    "commit %s: cannot start %s: %s; is it installed and in PATH?",
+			    build->result.commit, what, uv_strerror(child->spawn_status));
+		end_build(build);
+		return false;
 	}
 	if (child->term_signal) {
 		/* not ours (that is cancel): the OOM killer, an operator; a commit
 		 * is not remembered as broken for it */
 		build->keep_staging = true;
 		path_format(build->result.log, sizeof(build->result.log), "%s/build.log", build->staging);
-		set_outcome(build, -EINTR, "commit %s: the build command was killed by signal %d; "
-			    "nothing is remembered, ask again to retry (log: %s/build.log)",
-			    build->result.commit, child->term_signal, build->staging);
+		set_outcome(build, -EINTR, "commit %s: %s was killed by signal %d; nothing is "
+			    "remembered, ask again to retry (log: %s/build.log)", build->result.commit,
+			    what, child->term_signal, build->staging);
+		end_build(build);
+		return false;
+	}
+	if (child->exit_status == 0)
+		return true;
+	snprintf(reason, sizeof(reason), "%s %s", what, describe_exit(child, how, sizeof(how)));
+	if (remembered) {
+		record_failure(build, reason);
+	} else {
+		set_outcome(build, -EIO, "commit %s: %s; nothing is remembered, ask again to retry "
+			    "(log: %s/build.log)", build->result.commit, reason, build->staging);
+		build->keep_staging = true;
+		path_format(build->result.log, sizeof(build->result.log), "%s/build.log", build->staging);
+		end_build(build);
+	}
+	return false;
+}
+
+static void on_build_command_exited(struct build *build)
+{
+	char what[PATH_MAX + 8];
+
+	snprintf(what, sizeof(what), "'%s'", build->build_argv[0]);
+	if (command_succeeded(build, what, true))
+		collect_outputs(build);
+}
+
+/* ---- kbuild's steps ------------------------------------------------------ */
+
+static void on_kbuild_step_exited(struct build *build);
+
+static void start_kbuild_step(struct build *build, enum kbuild_step step)
+{
+	char install_root[PATH_MAX], tarball[PATH_MAX];
+	struct kbuild_paths paths = {
+		.build_dir = build->build_dir, .install_root = install_root, .tarball = tarball,
+		.release = build->result.release, .jobs = uv_available_parallelism(),
+		.ccache = kbuild_program_in_path("ccache"),
+	};
+	char **word;
+
+	kbuild_free_argv(build->step_argv);
+	build->step = step;
+	build->step_argv = NULL;
+	if (path_format(install_root, sizeof(install_root), "%s/modules-root", build->staging) ||
+	    path_format(tarball, sizeof(tarball), "%s/modules.tar.gz", build->staging) ||
+	    !(build->step_argv = kbuild_argv(&build->kbuild, build->build_argv, step, &paths))) {
+		set_outcome(build, -ENOMEM, "commit %s: no memory for the %s step",
+			    build->result.commit, kbuild_step_name(step));
 		return end_build(build);
 	}
-	if (child->exit_status != 0) {
-		snprintf(reason, sizeof(reason), "'%s' %s", build->build_argv[0],
-			 describe_exit(child, how, sizeof(how)));
+	dprintf(build->log_fd, "# rackbisect: %s:", kbuild_step_name(step));
+	for (word = build->step_argv; *word; word++)
+		dprintf(build->log_fd, " %s", *word);
+	dprintf(build->log_fd, "\n");
+	start_command(build, build->step_argv, on_kbuild_step_exited);
+}
+
+/* A file of the build directory (kbuild's O=). */
+static int build_dir_path(struct build *build, const char *name, char *out)
+{
+	return path_format(out, PATH_MAX, "%s/%s", build->build_dir, name);
+}
+
+/* The fragment's lines go after the base configuration's. */
+static void merge_fragment(struct build *build)
+{
+	char config[PATH_MAX], why[PATH_MAX + 256];
+	int rc = build_dir_path(build, ".config", config);
+
+	if (!rc && build->kbuild.fragment)
+		rc = kbuild_merge_fragment(config, build->kbuild.fragment, why, sizeof(why));
+	else if (rc)
+		snprintf(why, sizeof(why), "the path %s/.config is too long", build->build_dir);
+	if (rc) {
+		set_outcome(build, trouble_status(rc), "commit %s: %s", build->result.commit, why);
+		return end_build(build);
+	}
+	if (build->kbuild.fragment)
+		dprintf(build->log_fd, "# rackbisect: fragment: %s appended to %s\n",
+			build->kbuild.fragment, config);
+	start_kbuild_step(build, KBUILD_OLDDEFCONFIG);
+}
+
+/* Every fragment line must have survived olddefconfig: a kernel without the
+ * options the job is about tests nothing. */
+static void check_fragment(struct build *build)
+{
+	char config[PATH_MAX], why[PATH_MAX + 512];
+	int rc = build_dir_path(build, ".config", config);
+
+	if (!rc && build->kbuild.fragment)
+		rc = kbuild_check_fragment(config, build->kbuild.fragment, why, sizeof(why));
+	else if (rc)
+		snprintf(why, sizeof(why), "the path %s/.config is too long", build->build_dir);
+	if (rc == -ENOEXEC) {
+		dprintf(build->log_fd, "# rackbisect: %s\n", why);
+		return record_failure(build, why);
+	}
+	if (rc) {
+		set_outcome(build, trouble_status(rc), "commit %s: %s", build->result.commit, why);
+		return end_build(build);
+	}
+	start_kbuild_step(build, KBUILD_MAKE);
+}
+
+/* The release names the modules' directory: it must be one plain name. */
+static void install_modules(struct build *build)
+{
+	char release[PATH_MAX], reason[PATH_MAX + 64];
+	int rc;
+
+	if (!build->kbuild.modules)
+		return collect_outputs(build);
+	rc = build_dir_path(build, build->release_file, release);
+	if (!rc)
+		rc = read_release(release, build->result.release, sizeof(build->result.release));
+	if (rc) {
+		snprintf(reason, sizeof(reason), "the build left no release string in %s (%s)",
+			 build->release_file, strerror(-rc));
 		return record_failure(build, reason);
 	}
-	collect_outputs(build);
+	if (build->result.release[0] == '-' || build->result.release[0] == '.' ||
+	    strchr(build->result.release, '/')) {
+		snprintf(reason, sizeof(reason), "its release string '%s' cannot name a directory "
+			 "of /lib/modules", build->result.release);
+		return record_failure(build, reason);
+	}
+	start_kbuild_step(build, KBUILD_MODULES_INSTALL);
+}
+
+static void pack_modules(struct build *build)
+{
+	char installed[PATH_MAX], reason[PATH_MAX + 64];
+	struct stat status;
+
+	if (path_format(installed, sizeof(installed), "%s/modules-root/lib/modules/%s",
+			build->staging, build->result.release) ||
+	    stat(installed, &status) != 0 || !S_ISDIR(status.st_mode)) {
+		snprintf(reason, sizeof(reason), "modules_install made no lib/modules/%s",
+			 build->result.release);
+		return record_failure(build, reason);
+	}
+	start_kbuild_step(build, KBUILD_PACK_MODULES);
+}
+
+static void on_kbuild_step_exited(struct build *build)
+{
+	char what[PATH_MAX + 64], root[PATH_MAX];
+
+	snprintf(what, sizeof(what), "the %s step ('%s')", kbuild_step_name(build->step),
+		 build->step_argv[0]);
+	/* packing is tar on our own disk: its failure is the machine's */
+	if (!command_succeeded(build, what, build->step != KBUILD_PACK_MODULES))
+		return;
+	switch (build->step) {
+	case KBUILD_CONFIGURE:
+		return merge_fragment(build);
+	case KBUILD_OLDDEFCONFIG:
+		return check_fragment(build);
+	case KBUILD_MAKE:
+		return install_modules(build);
+	case KBUILD_MODULES_INSTALL:
+		return pack_modules(build);
+	case KBUILD_PACK_MODULES:
+		if (!path_format(root, sizeof(root), "%s/modules-root", build->staging))
+			files_remove_tree(root);
+		return collect_outputs(build);
+	}
 }
 
 static void write_entry_files(struct build *build);
@@ -894,6 +1109,10 @@ static void free_build(struct build *build)
 	for (word = build->build_argv; word && *word; word++)
 		free(*word);
 	free(build->build_argv);
+	kbuild_free_argv(build->step_argv);
+	free((char *)build->kbuild.config_target);
+	free((char *)build->kbuild.fragment);
+	kbuild_free_argv((char **)build->kbuild.targets);
 	free(build);
 }
 
@@ -949,6 +1168,8 @@ static void end_build(struct build *build)
 		build->slot_fd = -1;
 		build->worktree[0] = '\0';
 	}
+	if (build->worktree[0] && build->build_dir[0])
+		files_remove_tree(build->build_dir);	/* a worktree of its own: both go */
 	if (build->worktree[0])
 		start_remove_worktree(build);
 	else
@@ -1005,7 +1226,25 @@ static int check_request(const struct build_request *request)
 		return -EINVAL;
 	if (request->build_argv && !request->build_argv[0])
 		return -EINVAL;
+	if (request->kbuild && (!request->kbuild->config_target || !*request->kbuild->config_target ||
+				request->kbuild->config_target[0] == '-' ||
+				(request->kbuild->fragment && request->kbuild->fragment[0] != '/') ||
+				(request->kbuild->targets && !request->kbuild->targets[0])))
+		return -EINVAL;
 	return 0;
+}
+
+/* The recipe's strings, owned by the build; its id names the cache entry. */
+static int copy_kbuild(struct build *build, const struct kbuild_recipe *recipe)
+{
+	build->is_kbuild = true;
+	build->kbuild.modules = recipe->modules;
+	if (!(build->kbuild.config_target = strdup(recipe->config_target)) ||
+	    (recipe->fragment && !(build->kbuild.fragment = strdup(recipe->fragment))) ||
+	    (recipe->targets && !(build->kbuild.targets = copy_argv(recipe->targets))))
+		return -ENOMEM;
+	return kbuild_recipe_id(&build->kbuild, build->build_argv, build->artifact,
+				build->release_file, build->recipe_id);
 }
 
 static int copy_request(struct build *build, const struct build_request *request)
@@ -1022,6 +1261,8 @@ static int copy_request(struct build *build, const struct build_request *request
 	build->build_argv = copy_argv(request->build_argv ? request->build_argv : default_argv);
 	if (!build->build_argv)
 		return -ENOMEM;
+	if (request->kbuild && (rc = copy_kbuild(build, request->kbuild)) != 0)
+		return rc;
 	rc = path_make_dirs(request->cache_dir);
 	if (rc)
 		return rc;

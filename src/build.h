@@ -49,6 +49,19 @@
  *   static void on_built(struct build *build, const struct build_result *result, void *data)
  *   { if (result->status == 0) boot(result->image, result->release); ... }
  *
+ * A kernel tree built the kbuild way (request->kbuild, see kbuild.h) is
+ * configured and built out of tree, in <worktree>.out beside its worktree
+ * (kept with a slot, removed with a worktree of its own); artifact and
+ * release_file are then relative to that directory, and its entry is
+ * <cache>/<tree id>-<recipe id> (kbuild_recipe_id: the fragment's content
+ * and the make words are in it), holding also
+ *
+ *   <cache>/<tree id>-<recipe id>/modules.tar.gz   lib/modules/<release>, when
+ *                                                   the recipe installs modules
+ *
+ * A fragment line that olddefconfig dropped makes the commit one that does
+ * not build, said so in its log and error text.
+ *
  * Several builds may run at once on one loop, of the same commit or not.
  * There is no global state; a build is used from its loop's thread only.
  */
@@ -60,6 +73,8 @@
 #include <stddef.h>
 #include <uv.h>
 
+#include "kbuild.h"
+
 struct build;
 
 struct build_request {
@@ -69,6 +84,9 @@ struct build_request {
 	const char *artifact;		/* the image, relative to the tree: "arch/x86/boot/bzImage" */
 	const char *release_file;	/* relative: "include/config/kernel.release" */
 	const char *cache_dir;		/* created if missing */
+	const struct kbuild_recipe *kbuild; /* NULL: build_argv in the worktree; else build_argv
+					     * are the make words, and the fragment, if any, an
+					     * absolute path */
 };
 
 /*
@@ -90,6 +108,8 @@ struct build_result {
 	char tree_id[41];		/* its git tree id, the cache key */
 	char image[PATH_MAX];		/* <cache>/<tree id>/image; "" unless status is 0 */
 	char release[256];		/* `uname -r` once booted; "" unless status is 0 */
+	char modules[PATH_MAX];		/* <entry>/modules.tar.gz, its top directory the release;
+					 * "" when the build installs no modules */
 	char log[PATH_MAX];		/* the build's log, kept for failures too; "" if none ran */
 	const char *error_text;		/* what went wrong, naming the commit and the step,
 					 * and what to do; NULL when status is 0 */
@@ -106,8 +126,10 @@ typedef void (*build_cb)(struct build *build, const struct build_result *result,
  * Starts building request->ref. The request's strings are copied. Returns 0
  * and sets *build_out (may be NULL) when the callback will be called;
  * otherwise a negative errno and the callback is never called:
- *   -EINVAL  a field is missing, ref starts with '-', or artifact or
- *            release_file is absolute or contains a ".." component
+ *   -EINVAL  a field is missing, ref starts with '-', artifact or
+ *            release_file is absolute or contains a ".." component, or a
+ *            kbuild recipe has no config target or a relative fragment
+ *   -ENOENT (or another errno) the kbuild fragment cannot be read
  *   -ENAMETOOLONG, -ENOMEM, or why cache_dir could not be created.
  */
 int build_start(uv_loop_t *loop, const struct build_request *request, build_cb callback,

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -884,6 +885,262 @@ static void test_default_cache_follows_xdg(void **state)
 	free(home);
 }
 
+
+/* ---- kbuild: a real tree's make interface -------------------------------- */
+
+#define KBUILD_RELEASE "6.1.0-kbuild-test"
+
+/* The test tree of tests/data/kbuild-tree as the repository's next commit. */
+static void commit_kbuild_tree(struct fixture *fixture)
+{
+	char *copy[] = { "cp", "-R", "tests/data/kbuild-tree/.", fixture->repo, NULL };
+	char makefile[PATH_MAX];
+
+	snprintf(makefile, sizeof(makefile), "%s/Makefile", fixture->repo);
+	unlink(makefile);
+	assert_int_equal(subprocess_run(copy, NULL, NULL), 0);
+	git(fixture, "add", "-A", NULL);
+	git(fixture, "commit", "-q", "-m", "kbuild tree", NULL);
+}
+
+/* A fragment file of the fixture's, outside the tree. */
+static void write_fragment(struct fixture *fixture, char *path, const char *text)
+{
+	snprintf(path, PATH_MAX, "%s/fragment.config", fixture->dir);
+	write_file(path, text);
+}
+
+static int start_kbuild(struct fixture *fixture, const char *ref, char *const *make_words,
+			const struct kbuild_recipe *recipe, struct outcome *outcome)
+{
+	struct build_request request = {
+		.tree = fixture->repo, .ref = ref, .build_argv = make_words,
+		.artifact = "arch/x86/boot/bzImage",
+		.release_file = "include/config/kernel.release",
+		.cache_dir = fixture->cache, .kbuild = recipe,
+	};
+
+	return build_start(&fixture->loop, &request, on_built, outcome, NULL);
+}
+
+static void kbuild_and_wait(struct fixture *fixture, const char *ref, char *const *make_words,
+			    const struct kbuild_recipe *recipe, struct outcome *outcome)
+{
+	memset(outcome, 0, sizeof(*outcome));
+	assert_int_equal(start_kbuild(fixture, ref, make_words, recipe, outcome), 0);
+	run_until_done(fixture, outcome, 1);
+}
+
+static bool text_contains(const char *path, const char *needle)
+{
+	char *text = files_read_text(path);
+	bool found = text && strstr(text, needle);
+
+	free(text);
+	return found;
+}
+
+static const char ath9k_fragment[] =
+	"# what the job needs\n"
+	"CONFIG_DEBUG_FS=y\nCONFIG_WLAN=y\nCONFIG_WLAN_VENDOR_ATH=y\nCONFIG_CFG80211=m\n"
+	"CONFIG_MAC80211=m\nCONFIG_MAC80211_DEBUGFS=y\nCONFIG_ATH9K=m\nCONFIG_ATH9K_PCI=y\n"
+	"CONFIG_ATH9K_DEBUGFS=y\n\n# CONFIG_MAC80211_HWSIM is not set\n";
+
+/* The whole recipe: configured with the fragment, built out of tree (the
+ * worktree stays as git checked it out), the modules packed by release. */
+static void test_kbuild_builds_out_of_tree_with_its_modules(void **state)
+{
+	struct fixture *fixture = *state;
+	struct kbuild_recipe recipe = { .config_target = "x86_64_defconfig", .modules = true };
+	struct outcome outcome;
+	char fragment[PATH_MAX], worktree[PATH_MAX], path[PATH_MAX + 64], *listing = NULL;
+	char *status = NULL, *tree;
+	char *list[] = { "tar", "-tzf", outcome.result.modules, NULL };
+	char *git_status[] = { "git", "-C", worktree, "status", "--porcelain", NULL };
+
+	commit_kbuild_tree(fixture);
+	write_fragment(fixture, fragment, ath9k_fragment);
+	recipe.fragment = fragment;
+	kbuild_and_wait(fixture, "HEAD", NULL, &recipe, &outcome);
+	if (outcome.result.status)
+		fail_msg("%s", outcome.error_text);
+	assert_string_equal(outcome.result.release, KBUILD_RELEASE);
+	assert_file_line(outcome.result.image, "Linux " KBUILD_RELEASE);
+	assert_true(text_contains(outcome.result.image, "CONFIG_ATH9K_PCI=y"));
+	/* the entry is the tree's, told apart by the recipe */
+	tree = git_line(fixture, "rev-parse", "HEAD^{tree}", NULL);
+	snprintf(path, sizeof(path), "%s/%s-", fixture->cache, tree);
+	assert_memory_equal(outcome.result.image, path, strlen(path));
+	assert_int_equal(strlen(outcome.result.image), strlen(path) + 16 + strlen("/image"));
+	free(tree);
+	/* modules: the release's directory, packed without the install root */
+	assert_int_equal(subprocess_run(list, NULL, &listing), 0);
+	assert_non_null(strstr(listing, KBUILD_RELEASE "/kernel/drivers/net/wireless/ath/ath9k/ath9k.ko"));
+	assert_non_null(strstr(listing, KBUILD_RELEASE "/kernel/net/mac80211/mac80211.ko"));
+	assert_null(strstr(listing, "mac80211_hwsim"));		/* the fragment said not set */
+	assert_null(strstr(listing, "modules-root"));
+	free(listing);
+	snprintf(path, sizeof(path), "%s", outcome.result.image);
+	strcpy(strrchr(path, '/'), "/modules-root");
+	assert_int_equal(access(path, F_OK), -1);
+	/* every step is in the log, and the sources stayed clean */
+	assert_true(text_contains(outcome.result.log, "# rackbisect: configure: make O="));
+	assert_true(text_contains(outcome.result.log, "# rackbisect: olddefconfig: make O="));
+	assert_true(text_contains(outcome.result.log, "# rackbisect: modules_install: make O="));
+	assert_true(text_contains(outcome.result.log, "INSTALL_MOD_STRIP=1 modules_install"));
+	worktree_of(&outcome, worktree, sizeof(worktree));
+	assert_int_equal(subprocess_run(git_status, NULL, &status), 0);
+	assert_string_equal(status, "");
+	free(status);
+	snprintf(path, sizeof(path), "# rackbisect: fragment: %s appended to ", fragment);
+	assert_true(text_contains(outcome.result.log, path));
+	snprintf(path, sizeof(path), "%s.out/.config", worktree);
+	assert_true(text_contains(path, "\nCONFIG_ATH9K=m\n"));
+}
+
+/* A fragment line olddefconfig drops: the kernel would not have what the
+ * job tests, so the commit does not build; remembered like any failure. */
+static void test_kbuild_fragment_line_dropped_does_not_build(void **state)
+{
+	struct fixture *fixture = *state;
+	struct kbuild_recipe recipe = { .config_target = "x86_64_defconfig" };
+	struct outcome first, second;
+	char fragment[PATH_MAX];
+
+	commit_kbuild_tree(fixture);
+	write_fragment(fixture, fragment, "# CONFIG_PCI is not set\nCONFIG_WLAN=y\n"
+			"CONFIG_WLAN_VENDOR_ATH=y\nCONFIG_MAC80211=m\nCONFIG_ATH9K=m\n"
+			"CONFIG_ATH9K_PCI=y\n");
+	recipe.fragment = fragment;
+	kbuild_and_wait(fixture, "HEAD", NULL, &recipe, &first);
+	assert_int_equal(first.result.status, -ENOEXEC);
+	assert_non_null(strstr(first.error_text, "'CONFIG_ATH9K_PCI=y'"));
+	assert_non_null(strstr(first.error_text, "left CONFIG_ATH9K_PCI not set"));
+	assert_true(text_contains(first.result.log, "CONFIG_ATH9K_PCI=y"));
+	assert_false(text_contains(first.result.log, "# rackbisect: make: "));	/* never built */
+	kbuild_and_wait(fixture, "HEAD", NULL, &recipe, &second);
+	assert_int_equal(second.result.status, -ENOEXEC);
+	assert_true(second.result.cached);
+}
+
+/* The fragment's content, the make words and the targets name the entry:
+ * change one and the tree builds again; the same again is cached. */
+static void test_kbuild_recipe_names_its_cache_entry(void **state)
+{
+	struct fixture *fixture = *state;
+	char *const modules_only[] = { "modules", NULL };
+	char *const llvm[] = { "make", "LLVM=1", NULL };
+	struct kbuild_recipe recipe = { .config_target = "x86_64_defconfig" };
+	struct outcome first, again, changed, words, targets;
+	char fragment[PATH_MAX];
+
+	commit_kbuild_tree(fixture);
+	write_fragment(fixture, fragment, "CONFIG_MAC80211=m\n");
+	recipe.fragment = fragment;
+	kbuild_and_wait(fixture, "HEAD", NULL, &recipe, &first);
+	assert_int_equal(first.result.status, 0);
+	kbuild_and_wait(fixture, "HEAD", NULL, &recipe, &again);
+	assert_true(again.result.cached);
+	assert_string_equal(again.result.image, first.result.image);
+	assert_string_equal(again.result.modules, "");		/* no modules asked for */
+	write_fragment(fixture, fragment, "CONFIG_MAC80211=y\n");
+	kbuild_and_wait(fixture, "HEAD", NULL, &recipe, &changed);
+	assert_int_equal(changed.result.status, 0);
+	assert_false(changed.result.cached);
+	assert_string_not_equal(changed.result.image, first.result.image);
+	assert_true(text_contains(changed.result.image, "CONFIG_MAC80211=y"));
+	kbuild_and_wait(fixture, "HEAD", llvm, &recipe, &words);
+	assert_false(words.result.cached);
+	assert_true(text_contains(words.result.log, "make LLVM=1 O="));
+	recipe.targets = modules_only;	/* no image: the commit does not build */
+	kbuild_and_wait(fixture, "HEAD", NULL, &recipe, &targets);
+	assert_int_equal(targets.result.status, -ENOEXEC);
+	assert_non_null(strstr(targets.error_text, "no image"));
+}
+
+/* ccache in PATH: the compiler is "ccache gcc", unless the words choose one. */
+static void test_kbuild_uses_ccache_when_in_path(void **state)
+{
+	struct fixture *fixture = *state;
+	char *const clang[] = { "make", "CC=clang", NULL };
+	struct kbuild_recipe recipe = { .config_target = "x86_64_defconfig" };
+	struct outcome with, chosen;
+	char bin[PATH_MAX], ccache[PATH_MAX + 8], path[8192], *saved = getenv("PATH");
+
+	commit_kbuild_tree(fixture);
+	snprintf(bin, sizeof(bin), "%s/bin", fixture->dir);
+	assert_int_equal(path_make_dirs(bin), 0);
+	snprintf(ccache, sizeof(ccache), "%s/ccache", bin);
+	write_file(ccache, "#!/bin/sh\nexec \"$@\"\n");
+	assert_int_equal(chmod(ccache, 0755), 0);
+	snprintf(path, sizeof(path), "%s:%s", bin, saved);
+	saved = strdup(saved);
+	setenv("PATH", path, 1);
+	kbuild_and_wait(fixture, "HEAD", NULL, &recipe, &with);
+	kbuild_and_wait(fixture, "HEAD", clang, &recipe, &chosen);
+	setenv("PATH", saved, 1);
+	free(saved);
+	assert_int_equal(with.result.status, 0);
+	assert_true(text_contains(with.result.log, "-j"));
+	assert_true(text_contains(with.result.log, " CC=ccache gcc bzImage modules\n"));
+	assert_true(text_contains(with.result.log, "[ccache gcc]"));	/* make saw it as one word */
+	assert_int_equal(chosen.result.status, 0);
+	assert_false(text_contains(chosen.result.log, "ccache"));
+	assert_true(text_contains(chosen.result.log, "[clang]"));
+}
+
+/* One commit after another in the slot: the same build directory, kept. */
+static void test_kbuild_slot_keeps_its_build_directory(void **state)
+{
+	struct fixture *fixture = *state;
+	struct kbuild_recipe recipe = { .config_target = "x86_64_defconfig", .modules = true };
+	struct outcome first, second;
+	char worktree_first[PATH_MAX], worktree_second[PATH_MAX], marker[PATH_MAX + 32];
+	char version[PATH_MAX];
+
+	commit_kbuild_tree(fixture);
+	kbuild_and_wait(fixture, "HEAD", NULL, &recipe, &first);
+	assert_int_equal(first.result.status, 0);
+	worktree_of(&first, worktree_first, sizeof(worktree_first));
+	snprintf(marker, sizeof(marker), "%s.out/left-by-the-first-build", worktree_first);
+	write_file(marker, "x\n");
+	snprintf(version, sizeof(version), "%s/localversion", fixture->repo);
+	write_file(version, "second\n");
+	git(fixture, "add", "-A", NULL);
+	git(fixture, "commit", "-q", "-m", "another tree", NULL);
+	kbuild_and_wait(fixture, "HEAD", NULL, &recipe, &second);
+	assert_int_equal(second.result.status, 0);
+	assert_false(second.result.cached);
+	worktree_of(&second, worktree_second, sizeof(worktree_second));
+	assert_string_equal(worktree_second, worktree_first);
+	assert_int_equal(access(marker, F_OK), 0);
+	assert_string_equal(second.result.release, KBUILD_RELEASE);
+	assert_non_null(strstr(worktree_first, "/work/slot-"));
+}
+
+static void test_kbuild_refuses_bad_recipes(void **state)
+{
+	struct fixture *fixture = *state;
+	struct kbuild_recipe recipe = { .config_target = "x86_64_defconfig",
+					.fragment = "relative.config" };
+	char *const none[] = { NULL };
+	struct outcome outcome = { 0 };
+	char missing[PATH_MAX];
+
+	assert_int_equal(start_kbuild(fixture, "HEAD", NULL, &recipe, &outcome), -EINVAL);
+	recipe.fragment = NULL;
+	recipe.config_target = "-defconfig";
+	assert_int_equal(start_kbuild(fixture, "HEAD", NULL, &recipe, &outcome), -EINVAL);
+	recipe.config_target = "x86_64_defconfig";
+	recipe.targets = none;
+	assert_int_equal(start_kbuild(fixture, "HEAD", NULL, &recipe, &outcome), -EINVAL);
+	recipe.targets = NULL;
+	snprintf(missing, sizeof(missing), "%s/no-such.config", fixture->dir);
+	recipe.fragment = missing;
+	assert_int_equal(start_kbuild(fixture, "HEAD", NULL, &recipe, &outcome), -ENOENT);
+	assert_int_equal(outcome.calls, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -915,6 +1172,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cancel_right_after_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_build_commit_waits_for_build, setup, teardown),
 		cmocka_unit_test(test_default_cache_follows_xdg),
+		cmocka_unit_test_setup_teardown(test_kbuild_builds_out_of_tree_with_its_modules, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_kbuild_fragment_line_dropped_does_not_build, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_kbuild_recipe_names_its_cache_entry, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_kbuild_uses_ccache_when_in_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kbuild_slot_keeps_its_build_directory, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_kbuild_refuses_bad_recipes, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
