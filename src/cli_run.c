@@ -136,6 +136,7 @@ static void start_matrix(struct run_command *command)
 			.commit = command->build.commit,
 			.build_id = command->build_id,
 			.image = command->build.status == 0 ? command->build.image : NULL,
+			.modules = command->build.modules[0] ? command->build.modules : NULL,
 			.release = command->build.release,
 			.build_failure = command->build.status == 0 ? NULL : command->build_failure,
 		},

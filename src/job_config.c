@@ -1,8 +1,11 @@
 /* job_config.c - job YAML -> struct job, with file:line:col errors (libyaml). */
 #include "job_config.h"
 #include "config_yaml.h"
+#include "path.h"
 
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +109,105 @@ static int expect_command_line(struct config_loader *loader, yaml_node_t *node, 
 	return 0;
 }
 
+/* A make target: one word make will not take for an option or a path. */
+static int expect_make_target(struct config_loader *loader, yaml_node_t *node, const char *what,
+			      char **out)
+{
+	const char *text = config_scalar(node);
+
+	if (text && (text[0] == '-' || strchr(text, '/') || strchr(text, '=') ||
+		     strcspn(text, " \t\n") != strlen(text)))
+		return config_fail_at(loader, node, "%s must be one make target such as "
+				      "x86_64_defconfig, not '%s'", what, text);
+	return config_expect_string(loader, node, what, out);
+}
+
+/* The fragment, relative to the job file, must be there and be kconfig. */
+static int expect_fragment(struct config_loader *loader, yaml_node_t *node, char **out)
+{
+	char joined[PATH_MAX], job_dir[PATH_MAX], resolved[PATH_MAX], why[PATH_MAX + 256];
+	const char *text = config_scalar(node);
+	int rc;
+
+	if (!text || !*text)
+		return config_fail_at(loader, node, "kbuild fragment must be a file name, relative "
+				      "to the job file, e.g. ath9k-ps.config");
+	if (path_format(job_dir, sizeof(job_dir), "%s", loader->file) ||
+	    path_format(joined, sizeof(joined), "%s/%s", dirname(job_dir), text))
+		return config_fail_at(loader, node, "kbuild fragment: the path is too long");
+	if (!realpath(text[0] == '/' ? text : joined, resolved))
+		return config_fail_at(loader, node, "kbuild fragment %s: %s (it is read relative to "
+				      "the job file)", text[0] == '/' ? text : joined, strerror(errno));
+	rc = kbuild_validate_fragment(resolved, why, sizeof(why));
+	if (rc)
+		return config_fail_at(loader, node, "kbuild fragment: %s", why);
+	*out = strdup(resolved);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int expect_boolean(struct config_loader *loader, yaml_node_t *node, const char *what,
+			  bool *out)
+{
+	const char *text = config_scalar(node);
+
+	if (text && (strcmp(text, "true") == 0 || strcmp(text, "false") == 0)) {
+		*out = strcmp(text, "true") == 0;
+		return 0;
+	}
+	return config_fail_at(loader, node, "%s must be true or false", what);
+}
+
+static int visit_kbuild(struct config_loader *loader, const char *key, yaml_node_t *value,
+			void *arg)
+{
+	struct job_kbuild *kbuild = arg;
+	size_t i;
+	int rc;
+
+	if (strcmp(key, "config") == 0)
+		return expect_make_target(loader, value, "kbuild config", &kbuild->config_target);
+	if (strcmp(key, "fragment") == 0)
+		return expect_fragment(loader, value, &kbuild->fragment);
+	if (strcmp(key, "modules") == 0)
+		return expect_boolean(loader, value, "kbuild modules", &kbuild->modules);
+	if (strcmp(key, "targets") != 0)
+		return config_fail_at(loader, value, "kbuild: unknown key '%s' (known: config, "
+				      "fragment, targets, modules)", key);
+	if (value->type != YAML_SEQUENCE_NODE || config_sequence_length(value) == 0)
+		return config_fail_at(loader, value, "kbuild targets must be a non-empty list of "
+				      "make targets, e.g. [bzImage, modules]");
+	for (i = 0; i < config_sequence_length(value); i++) {
+		char *target = NULL;
+
+		rc = expect_make_target(loader, config_sequence_item(loader, value, i),
+					"a kbuild target", &target);
+		free(target);
+		if (rc)
+			return rc;
+	}
+	return config_expect_string_list(loader, value, "a kbuild target", "[bzImage, modules]",
+					 &kbuild->targets, &kbuild->target_count);
+}
+
+static int load_kbuild(struct config_loader *loader, yaml_node_t *value, struct job_kbuild *kbuild)
+{
+	int rc;
+
+	kbuild->enabled = true;
+	kbuild->modules = true;
+	rc = config_each_pair(loader, value, "kbuild", visit_kbuild, kbuild);
+	if (rc)
+		return rc;
+	if (!kbuild->config_target)
+		return config_fail_at(loader, value, "kbuild needs config: the make target of the "
+				      "base configuration, e.g. x86_64_defconfig");
+	kbuild->recipe = (struct kbuild_recipe){
+		.config_target = kbuild->config_target, .fragment = kbuild->fragment,
+		.targets = kbuild->targets, .modules = kbuild->modules,
+	};
+	return 0;
+}
+
 static int visit_kernel(struct config_loader *loader, const char *key, yaml_node_t *value,
 			void *arg)
 {
@@ -129,9 +231,11 @@ static int visit_kernel(struct config_loader *loader, const char *key, yaml_node
 					 &kernel->release);
 	if (strcmp(key, "command_line") == 0)
 		return expect_command_line(loader, value, &kernel->command_line);
+	if (strcmp(key, "kbuild") == 0)
+		return load_kbuild(loader, value, &kernel->kbuild);
 	return config_fail_at(loader, value,
-			      "kernel: unknown key '%s' (known: tree, build, artifact, release, command_line)",
-			      key);
+			      "kernel: unknown key '%s' (known: tree, build, kbuild, artifact, release, "
+			      "command_line)", key);
 }
 
 static int kernel_defaults(struct job_kernel *kernel)
@@ -587,6 +691,9 @@ void job_free(struct job *job)
 	free(job->kernel.artifact);
 	free(job->kernel.release);
 	free(job->kernel.command_line);
+	free(job->kernel.kbuild.config_target);
+	free(job->kernel.kbuild.fragment);
+	config_free_strings(job->kernel.kbuild.targets, job->kernel.kbuild.target_count);
 	config_free_strings(job->boards.tags, job->boards.tag_count);
 	config_free_strings(job->boards.chips, job->boards.chip_count);
 	free(job->path);

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "kbuild.h"
 
 /* What a candidate that fails before the workload counts as. */
 enum job_outcome_policy {
@@ -32,6 +33,17 @@ enum job_compare {
 	JOB_COMPARE_NOT_EQUAL,		/* "!=" */
 };
 
+/* kernel: kbuild: a real Linux tree (kbuild.h); the recipe points into the strings here. */
+struct job_kbuild {
+	bool enabled;
+	char *config_target;	/* "x86_64_defconfig" */
+	char *fragment;		/* absolute (given relative to the job file); NULL: none */
+	char **targets;		/* NULL-terminated; NULL: bzImage and modules */
+	size_t target_count;
+	bool modules;		/* default true */
+	struct kbuild_recipe recipe;
+};
+
 struct job_kernel {
 	char *tree;		/* as written; NULL: --tree must give it */
 	char **build_argv;	/* NULL-terminated; default {"make"} */
@@ -39,6 +51,7 @@ struct job_kernel {
 	char *artifact;		/* relative to the tree */
 	char *release;		/* relative to the tree: holds the `uname -r` to expect */
 	char *command_line;	/* kernel parameters after the board's own; NULL: none */
+	struct job_kbuild kbuild;
 	struct config_location tree_where;
 };
 

@@ -296,6 +296,19 @@ static char *read_fragment(const char *path, char *why, size_t why_len)
 	return text;
 }
 
+int kbuild_validate_fragment(const char *fragment_path, char *why, size_t why_len)
+{
+	char *fragment = read_fragment(fragment_path, why, why_len);
+	unsigned int settings = 0;
+	int rc;
+
+	if (!fragment)
+		return -errno;
+	rc = visit_fragment(fragment_path, fragment, count_setting, &settings, why, why_len);
+	free(fragment);
+	return rc;
+}
+
 int kbuild_merge_fragment(const char *config_path, const char *fragment_path, char *why,
 			  size_t why_len)
 {

@@ -67,6 +67,13 @@ void kbuild_free_argv(char **argv);
 bool kbuild_program_in_path(const char *program);
 
 /*
+ * Reads the fragment and checks that every line is kconfig (CONFIG_X=value,
+ * "# CONFIG_X is not set", a comment or blank). 0, -EINVAL with `why`
+ * naming file:line, or another negative errno when it cannot be read.
+ */
+int kbuild_validate_fragment(const char *fragment_path, char *why, size_t why_len);
+
+/*
  * Appends the fragment's lines to the .config at config_path, after a
  * comment naming it: kconfig takes the last value given for a symbol.
  * 0, or negative errno with `why` naming the file.

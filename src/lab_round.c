@@ -112,6 +112,7 @@ static void start_group_runs(struct lab_round_group *group)
 			.commit = group->result.commit,
 			.build_id = group->build_id,
 			.image = group->result.status == 0 ? group->result.image : NULL,
+			.modules = group->result.modules[0] ? group->result.modules : NULL,
 			.release = group->result.release,
 			.build_failure = group->result.status == 0 ? NULL : group->build_failure,
 		},

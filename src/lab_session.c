@@ -205,6 +205,8 @@ void lab_session_build_request(const struct lab_session *session, const char *tr
 		.artifact = session->job->kernel.artifact,
 		.release_file = session->job->kernel.release,
 		.cache_dir = session->cache_dir,
+		.kbuild = session->job->kernel.kbuild.enabled ? &session->job->kernel.kbuild.recipe
+							      : NULL,
 	};
 }
 

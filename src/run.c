@@ -519,6 +519,7 @@ static void boot_build(struct run *run)
 	struct boot_request request = {
 		.transport = run->transport,
 		.image_path = run->spec.image,
+		.modules_path = run->spec.modules,
 		.release = run->spec.release,
 		.command_line = run->boot_command_line,
 		.step_timeout_ms = STEP_TIMEOUT_MS,

@@ -59,6 +59,7 @@ struct run_spec {
 	int64_t build_id;
 	const char *image;		/* local kernel image; NULL when the build failed */
 	const char *release;		/* its `uname -r` */
+	const char *modules;		/* local tarball of lib/modules/<release>; NULL: none */
 	const char *build_failure;	/* NULL: it built; else why not */
 };
 

@@ -29,6 +29,8 @@ struct boot_request {
 	struct transport *transport;	/* connected to the board */
 	const char *image_path;		/* local kernel image */
 	const char *release;		/* its `uname -r` */
+	const char *modules_path;	/* local tarball whose top directory is the release,
+					 * unpacked into /lib/modules; NULL: none */
 	const char *command_line;	/* appended to the kernel's command line; may be NULL */
 	uint64_t step_timeout_ms;	/* per upload or command */
 };

@@ -1,4 +1,7 @@
-/* kexec.c - boot a kernel by kexec: upload, kexec -l, kexec -e. */
+/*
+ * kexec.c - boot a kernel by kexec: upload the kernel (and the build's
+ * modules, unpacked into /lib/modules/<release>), kexec -l, kexec -e.
+ */
 #include "boot/kexec.h"
 
 #include <errno.h>
@@ -11,14 +14,29 @@
 #include "path.h"
 
 #define DEFAULT_COMMAND_LINE "console=ttyS0,115200"
+#define DEFAULT_MODULES_DIR "/lib/modules"
+
+/*
+ * Unpacks a modules tarball (its top directory the release) beside the
+ * installed ones and swaps it in only once it is whole, so a failed upload
+ * or unpack leaves the board's modules as they were. Fixed text: the
+ * directory, release and tarball are its arguments, never part of it.
+ */
+static const char unpack_modules_script[] =
+	"set -e; dir=$1; release=$2; tarball=$3; new=$dir/.rackbisect-new-$release; "
+	"rm -rf \"$new\"; mkdir -p \"$new\"; tar -xzf \"$tarball\" -C \"$new\"; "
+	"test -d \"$new/$release\" || { echo \"$tarball has no directory $release\" >&2; exit 1; }; "
+	"rm -rf \"$dir/$release\"; mv \"$new/$release\" \"$dir/$release\"; rm -rf \"$new\" \"$tarball\"";
 
 struct kexec_boot {
 	struct boot base;
 	const struct lab_board *board;
 	const char *command_line;	/* the board's own words, before the job's */
 	const char *initrd;		/* on the board; NULL: none */
+	const char *modules_dir;	/* on the board: where modules tarballs are unpacked */
 	struct boot_request request;
 	char image_on_board[512];
+	char modules_on_board[512];
 	char append[2048];
 	char initrd_option[600];
 	boot_cb callback;
@@ -78,20 +96,62 @@ static void on_loaded(struct transport *transport, const struct transport_exec_r
 		fail(boot, rc, "kexec -e", NULL);
 }
 
+static void load_kernel(struct kexec_boot *boot, struct transport *transport)
+{
+	const char *load[] = { "kexec", "-l", boot->image_on_board, boot->append,
+			       boot->initrd ? boot->initrd_option : NULL, NULL };
+	int rc = transport->ops->exec(transport, load, boot->request.step_timeout_ms, on_loaded, boot);
+
+	if (rc)
+		fail(boot, rc, "kexec -l", NULL);
+}
+
+static void on_modules_unpacked(struct transport *transport,
+				const struct transport_exec_result *result, void *data)
+{
+	struct kexec_boot *boot = data;
+
+	if (result->status != 0 || result->exit_status != 0) {
+		fail(boot, result->status ? result->status : -EIO, "unpacking the modules",
+		     result->status ? result->error_text : result->stderr_text);
+		return;
+	}
+	load_kernel(boot, transport);
+}
+
+static void on_modules_uploaded(struct transport *transport, int status, const char *error_text,
+				void *data)
+{
+	struct kexec_boot *boot = data;
+	const char *unpack[] = { "sh", "-c", unpack_modules_script, "sh", boot->modules_dir,
+				 boot->request.release, boot->modules_on_board, NULL };
+	int rc;
+
+	if (status) {
+		fail(boot, status, "modules upload", error_text);
+		return;
+	}
+	rc = transport->ops->exec(transport, unpack, boot->request.step_timeout_ms,
+				  on_modules_unpacked, boot);
+	if (rc)
+		fail(boot, rc, "unpacking the modules", NULL);
+}
+
 static void on_uploaded(struct transport *transport, int status, const char *error_text, void *data)
 {
 	struct kexec_boot *boot = data;
-	const char *load[] = { "kexec", "-l", boot->image_on_board, boot->append,
-			       boot->initrd ? boot->initrd_option : NULL, NULL };
 	int rc;
 
 	if (status) {
 		fail(boot, status, "kernel upload", error_text);
 		return;
 	}
-	rc = transport->ops->exec(transport, load, boot->request.step_timeout_ms, on_loaded, boot);
+	if (!boot->request.modules_path)
+		return load_kernel(boot, transport);
+	rc = transport->ops->upload(transport, boot->request.modules_path, boot->modules_on_board,
+				    boot->request.step_timeout_ms, on_modules_uploaded, boot);
 	if (rc)
-		fail(boot, rc, "kexec -l", NULL);
+		fail(boot, rc, "modules upload", NULL);
 }
 
 /* The release names a file on the board: keep it to what kernel releases use. */
@@ -123,7 +183,9 @@ static int kexec_boot_start(struct boot *base, const struct boot_request *reques
 			request->command_line ? " " : "",
 			request->command_line ? request->command_line : "") ||
 	    (boot->initrd && path_format(boot->initrd_option, sizeof(boot->initrd_option),
-					 "--initrd=%s", boot->initrd)))
+					 "--initrd=%s", boot->initrd)) ||
+	    path_format(boot->modules_on_board, sizeof(boot->modules_on_board),
+			"%s/.rackbisect-%s.tar.gz", boot->modules_dir, request->release))
 		return -ENAMETOOLONG;
 	rc = transport->ops->upload(transport, request->image_path, boot->image_on_board,
 				    request->step_timeout_ms, on_uploaded, boot);
@@ -132,17 +194,19 @@ static int kexec_boot_start(struct boot *base, const struct boot_request *reques
 	return rc;
 }
 
-/* One string option: `initrd` a file on the board, `command_line` words. */
+/* One string option: `initrd` a file and `modules_dir` a directory on the
+ * board, `command_line` words. */
 static int take_option(const struct lab_board *board, const struct lab_driver_option *option,
 		       const char **out, char *error, size_t error_len)
 {
 	if (option->is_list || !option->values[0][0])
 		return boot_option_error(board, "kexec", &option->where, error, error_len,
 					 "%s must be a non-empty string", option->name);
-	if (strcmp(option->name, "initrd") == 0 && option->values[0][0] != '/')
+	if ((strcmp(option->name, "initrd") == 0 || strcmp(option->name, "modules_dir") == 0) &&
+	    option->values[0][0] != '/')
 		return boot_option_error(board, "kexec", &option->where, error, error_len,
-					 "initrd must be an absolute path on the board, not '%s'",
-					 option->values[0]);
+					 "%s must be an absolute path on the board, not '%s'",
+					 option->name, option->values[0]);
 	*out = option->values[0];
 	return 0;
 }
@@ -163,10 +227,13 @@ static int parse_options(struct kexec_boot *boot, const char *driver, char *erro
 			slot = &boot->initrd;
 		else if (is_kexec && strcmp(option->name, "command_line") == 0)
 			slot = &boot->command_line;
+		else if (is_kexec && strcmp(option->name, "modules_dir") == 0)
+			slot = &boot->modules_dir;
 		if (!slot)
 			return boot_option_error(board, driver, &option->where, error, error_len,
 						 "unknown option '%s' (known: %s)", option->name,
-						 is_kexec ? "fallback, initrd, command_line" : "fallback");
+						 is_kexec ? "fallback, initrd, command_line, modules_dir"
+						 : "fallback");
 		rc = take_option(board, option, slot, error, error_len);
 		if (rc)
 			return rc;
@@ -186,6 +253,7 @@ static int create_as(const struct boot_ops *ops, const struct driver_context *co
 	boot->base.loop = context->loop;
 	boot->board = context->board;
 	boot->command_line = DEFAULT_COMMAND_LINE;
+	boot->modules_dir = DEFAULT_MODULES_DIR;
 	rc = parse_options(boot, ops->name, error, error_len);
 	if (rc) {
 		free(boot);

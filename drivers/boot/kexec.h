@@ -7,12 +7,19 @@
  *
  *   boot: {driver: kexec, fallback: 6.1.0-13-amd64,
  *          initrd: /boot/initrd.img-generic,        # on the board; optional
- *          command_line: "console=ttyS0,115200 root=/dev/sda2"}
+ *          command_line: "console=ttyS0,115200 root=/dev/sda2",
+ *          modules_dir: /lib/modules}                 # the default
  *
  * `command_line` is the kernel's whole command line before the job's own
  * `kernel: {command_line: ...}` words (default "console=ttyS0,115200");
  * `initrd`, a file already on the board, is given to `kexec -l --initrd`
  * (an initramfs that boots any kernel, e.g. dracut's --no-hostonly).
+ *
+ * A build with modules (a kbuild job's modules.tar.gz, its top directory
+ * the release) is uploaded to <modules_dir>/.rackbisect-<release>.tar.gz and
+ * unpacked by the board's own sh and tar (-z) beside the installed modules,
+ * then swapped in for <modules_dir>/<release>, before `kexec -l`: a failed
+ * unpack leaves the board's modules as they were and fails the boot (INFRA).
  *
  * The virtual lab's boards run a simulated kexec: `virtual_boot_ops` (boot/
  * virtual.h) is this driver under the name those labs use, without options.

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <limits.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -405,10 +406,127 @@ static void test_missing_and_empty_files(void **state)
 	assert_non_null(strstr(scratch.error, ":1:1: the job file is empty"));
 }
 
+
+/* ---- kbuild: the real-tree job ------------------------------------------- */
+
+static void assert_same_words(char **a, size_t a_count, char **b, size_t b_count)
+{
+	assert_int_equal(a_count, b_count);
+	for (size_t i = 0; i < a_count; i++)
+		assert_string_equal(a[i], b[i]);
+}
+
+/* jobs/ath9k-ps.real.yaml is jobs/ath9k-ps.yaml with a kbuild kernel: the
+ * same workloads, rules and policy, so a real rack judges as the virtual
+ * lab does. */
+static void test_real_job_is_the_shipped_job_built_by_kbuild(void **state)
+{
+	struct job *plain = load_shipped_job(), *real = NULL;
+	char error[1024], fragment[PATH_MAX];
+	size_t i;
+
+	(void)state;
+	if (job_load("jobs/ath9k-ps.real.yaml", &real, error, sizeof(error)) != 0)
+		fail_msg("%s", error);
+	assert_true(real->kernel.kbuild.enabled);
+	assert_string_equal(real->kernel.kbuild.recipe.config_target, "x86_64_defconfig");
+	assert_non_null(realpath("jobs/ath9k-ps.config", fragment));
+	assert_string_equal(real->kernel.kbuild.recipe.fragment, fragment);
+	assert_true(real->kernel.kbuild.recipe.modules);
+	assert_string_equal(real->kernel.kbuild.recipe.targets[0], "bzImage");
+	assert_string_equal(real->kernel.kbuild.recipe.targets[1], "modules");
+	assert_null(real->kernel.kbuild.recipe.targets[2]);
+	assert_false(plain->kernel.kbuild.enabled);
+	assert_int_equal(real->workload_count, plain->workload_count);
+	for (i = 0; i < plain->workload_count; i++) {
+		assert_string_equal(real->workloads[i].script, plain->workloads[i].script);
+		assert_same_words(real->workloads[i].args, real->workloads[i].arg_count,
+				  plain->workloads[i].args, plain->workloads[i].arg_count);
+		assert_int_equal(real->workloads[i].timeout_seconds,
+				 plain->workloads[i].timeout_seconds);
+	}
+	assert_int_equal(real->symptom_count, plain->symptom_count);
+	for (i = 0; i < plain->symptom_count; i++) {
+		assert_string_equal(real->symptoms[i].name, plain->symptoms[i].name);
+		assert_int_equal(real->symptoms[i].kind, plain->symptoms[i].kind);
+		if (plain->symptoms[i].pattern)
+			assert_string_equal(real->symptoms[i].pattern, plain->symptoms[i].pattern);
+		else
+			assert_true(real->symptoms[i].threshold == plain->symptoms[i].threshold);
+	}
+	assert_int_equal(real->boot_failure, plain->boot_failure);
+	assert_int_equal(real->boot_timeout_seconds, plain->boot_timeout_seconds);
+	assert_int_equal(real->hang_timeout_seconds, plain->hang_timeout_seconds);
+	job_free(real);
+	job_free(plain);
+}
+
+/* The fragment asks for what issue 7 names: the stack and ath9k with debugfs. */
+static void test_real_job_fragment_has_the_ath9k_options(void **state)
+{
+	static const char *const wanted[] = {
+		"\nCONFIG_CFG80211=m\n", "\nCONFIG_MAC80211=m\n", "\nCONFIG_MAC80211_DEBUGFS=y\n",
+		"\nCONFIG_ATH9K=m\n", "\nCONFIG_ATH9K_DEBUGFS=y\n", "\nCONFIG_ATH9K_PCI=y\n",
+	};
+	FILE *file = fopen("jobs/ath9k-ps.config", "r");
+	char text[4096] = "\n";
+	size_t length;
+
+	(void)state;
+	assert_non_null(file);
+	length = fread(text + 1, 1, sizeof(text) - 2, file);
+	fclose(file);
+	text[length + 1] = '\0';
+	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
+		if (!strstr(text, wanted[i]))
+			fail_msg("jobs/ath9k-ps.config lacks %s", wanted[i] + 1);
+}
+
+static void test_kbuild_mistakes_are_named(void **state)
+{
+	(void)state;
+	assert_load_fails_at("name: j\nkernel:\n  kbuild:\n    fragment: x.config\n", 4, 15,
+			     "kbuild fragment /tmp/x.config: No such file");
+	assert_load_fails_at("name: j\nkernel:\n  kbuild: {targets: [bzImage]}\n", 3, 11,
+			     "kbuild needs config");
+	assert_load_fails_at("name: j\nkernel:\n  kbuild: {config: ../x}\n", 3, 20,
+			     "one make target");
+	assert_load_fails_at("name: j\nkernel:\n  kbuild: {config: -s}\n", 3, 20,
+			     "one make target");
+	assert_load_fails_at("name: j\nkernel:\n  kbuild: {config: defconfig, targets: []}\n", 3,
+			     40, "non-empty list");
+	assert_load_fails_at("name: j\nkernel:\n  kbuild: {config: defconfig, targets: [a b]}\n",
+			     3, 41, "one make target");
+	assert_load_fails_at("name: j\nkernel:\n  kbuild: {config: defconfig, modules: yes}\n", 3,
+			     40, "true or false");
+	assert_load_fails_at("name: j\nkernel:\n  kbuild: {config: defconfig, tar: 1}\n", 3, 36,
+			     "known: config, fragment, targets, modules");
+}
+
+/* A fragment with a line that is not kconfig is named at its own line. */
+static void test_kbuild_fragment_lines_are_checked_at_load(void **state)
+{
+	char fragment[64] = "/tmp/rackbisect-test-fragment-XXXXXX", text[256];
+	int fd = mkstemp(fragment);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "CONFIG_ATH9K=m\nATH9K_PCI=y\n", 27), 27);
+	close(fd);
+	snprintf(text, sizeof(text), "name: j\nkernel:\n  kbuild:\n    config: defconfig\n"
+		 "    fragment: %s\n", fragment);
+	assert_load_fails_at(text, 5, 15, ":2: not a kconfig line");
+	unlink(fragment);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shipped_job_has_four_workloads),
+		cmocka_unit_test(test_real_job_is_the_shipped_job_built_by_kbuild),
+		cmocka_unit_test(test_real_job_fragment_has_the_ath9k_options),
+		cmocka_unit_test(test_kbuild_mistakes_are_named),
+		cmocka_unit_test(test_kbuild_fragment_lines_are_checked_at_load),
 		cmocka_unit_test(test_shipped_job_log_patterns_match_real_kernel_lines),
 		cmocka_unit_test(test_shipped_job_metric_thresholds),
 		cmocka_unit_test(test_shipped_job_kernel_boards_policy_timeouts),

@@ -39,6 +39,7 @@ void board_root_paths(const char *root, struct board_root_paths *paths)
 	snprintf(paths->version, sizeof(paths->version), "%s/version", root);
 	snprintf(paths->cmdline, sizeof(paths->cmdline), "%s/cmdline", root);
 	snprintf(paths->home, sizeof(paths->home), "%s/home", root);
+	snprintf(paths->modules, sizeof(paths->modules), "%s/modules", root);
 }
 
 static int make_dir(const char *path, char *error, size_t error_len)
@@ -76,7 +77,7 @@ static int install_tools(const struct board_root_paths *paths, const char *tool_
 int board_root_prepare(const char *root, const char *tool_binary, char *error, size_t error_len)
 {
 	struct board_root_paths paths;
-	const char *dirs[7];
+	const char *dirs[8];
 	int i, rc;
 
 	board_root_paths(root, &paths);
@@ -87,7 +88,8 @@ int board_root_prepare(const char *root, const char *tool_binary, char *error, s
 	dirs[4] = paths.sysclass;
 	dirs[5] = paths.run;
 	dirs[6] = paths.home;
-	for (i = 0; i < 7; i++) {
+	dirs[7] = paths.modules;
+	for (i = 0; i < 8; i++) {
 		rc = make_dir(dirs[i], error, error_len);
 		if (rc)
 			return rc;
@@ -154,7 +156,8 @@ int board_root_enter(const char *root, char *error, size_t error_len)
 	snprintf(shim, sizeof(shim), "%s/%s", paths.sbin, SHIM_NAME);
 	if ((rc = ensure_host_dir("/run/sshd", error, error_len)) ||
 	    (rc = ensure_host_dir("/run/rackbisect-board", error, error_len)) ||
-	    (rc = ensure_host_dir("/boot", error, error_len)))
+	    (rc = ensure_host_dir("/boot", error, error_len)) ||
+	    (rc = ensure_host_dir("/lib/modules", error, error_len)))
 		return rc;
 	if (unshare(CLONE_NEWNS) != 0) {
 		snprintf(error, error_len, "cannot make a mount namespace (unshare): %s",
@@ -174,6 +177,7 @@ int board_root_enter(const char *root, char *error, size_t error_len)
 	    (rc = bind(paths.uptime, "/proc/uptime", error, error_len)) ||
 	    (rc = bind(paths.version, "/proc/version", error, error_len)) ||
 	    (rc = bind(paths.cmdline, "/proc/cmdline", error, error_len)) ||
+	    (rc = bind(paths.modules, "/lib/modules", error, error_len)) ||
 	    (rc = bind_home(paths.home, error, error_len)))
 		return rc;
 	for (i = 0; covered_binaries[i]; i++) {

@@ -1,6 +1,6 @@
 /*
  * board_root.h - the files a virtual board's sessions see instead of the
- * host's: its tools, /boot, debugfs, /sys/class, /proc/uptime, /proc/version
+ * host's: its tools, /boot, /lib/modules, debugfs, /sys/class, /proc/uptime, /proc/version
  * and the tool socket, all in one directory that board-exec bind-mounts over
  * the real paths inside a private mount namespace.
  */
@@ -23,6 +23,7 @@ struct board_root_paths {
 	char version[512];	/* -> /proc/version */
 	char cmdline[512];	/* -> /proc/cmdline */
 	char home[512];		/* -> root's home directory */
+	char modules[512];	/* -> /lib/modules: a build's modules land here, not in the host's */
 };
 
 void board_root_paths(const char *root, struct board_root_paths *paths);
