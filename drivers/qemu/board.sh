@@ -60,6 +60,25 @@ copy_modules() {
 	depmod -b "$stage" "$release"
 }
 
+# The board has no disk: its root is an initramfs. What is installed into it
+# after boot (a build's modules under /lib/modules, by the kexec boot driver)
+# must reach the kexec'd kernel as a disk would keep it, so `kexec -l` first
+# packs the root as the initrd the lab names (`initrd: /boot/initrd.img`).
+# Uploaded kernels (/boot), /tmp and /run stay behind.
+write_kexec() {
+	mv "$1/usr/sbin/kexec" "$1/usr/sbin/kexec.real"
+	cat >"$1/usr/sbin/kexec" <<'KEXEC'
+#!/bin/sh
+if [ "$1" = -l ]; then
+	(cd / && find . -xdev ! -path './boot/*' ! -path './tmp/*' ! -path './run/*' \
+		! -path './var/run/*' | cpio -o -H newc >/boot/initrd.img 2>/dev/null) ||
+		{ echo "kexec: cannot pack the root into /boot/initrd.img" >&2; exit 1; }
+fi
+exec /usr/sbin/kexec.real "$@"
+KEXEC
+	chmod 0755 "$1/usr/sbin/kexec"
+}
+
 write_init() {
 	cat >"$1/init" <<'INIT'
 #!/bin/busybox sh
@@ -93,9 +112,6 @@ mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /tmp /run /var/run /boot
 mount -t devpts devpts /dev/pts
 mount -t debugfs debugfs /sys/kernel/debug
-# This root is the next kernel's initrd too: a kexec'd kernel (the boot
-# driver's `initrd: /boot/initrd.img`) comes up the same way.
-find . -xdev ! -path ./boot/initrd.img | cpio -o -H newc >/boot/initrd.img 2>/dev/null
 modprobe e1000
 ip link set lo up
 ip addr add 10.0.2.15/24 dev eth0
@@ -133,6 +149,7 @@ build_image() {
 	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$stage/etc/passwd"
 	printf 'root:x:0:\n' >"$stage/etc/group"
 	printf '/bin/sh\n' >"$stage/etc/shells"
+	write_kexec "$stage"
 	write_init "$stage"
 	(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) >"$dir/initrd.img.tmp"
 	mv "$dir/initrd.img.tmp" "$dir/initrd.img"

@@ -5,9 +5,12 @@
 # busybox, dropbear, kexec-tools, hostapd and iw; two mac80211_hwsim radios
 # are its access point and its station. rackbisect drives it as a rack
 # machine: the qemu power driver (QMP) switches it, the tcp console reads
-# its serial line, the kexec boot driver boots the "built" kernel (a tiny
-# tree whose make hands over Debian's image) with the job's command line,
-# and W1-W4, unchanged, run on the real iw, ip, ping and hostapd and PASS.
+# its serial line, the kexec boot driver boots the built kernel with the
+# job's command line, and W1-W4, unchanged, run on the real iw, ip, ping and
+# hostapd and PASS. The build is a kbuild build (kernel: kbuild:) of the test
+# tree tests/data/kbuild-tree, whose make hands over Debian's image and
+# modules: configured with a fragment, built out of tree, its modules packed,
+# unpacked on the board by the kexec driver and loaded by the kexec'd kernel.
 #
 # QEMU uses KVM when /dev/kvm works, TCG otherwise: timeouts are sized for
 # TCG. Prints "ok N - ..." / "not ok N - ..."; every wait is on an event
@@ -57,23 +60,27 @@ boards:
     limits: {boot: 240, hang: 60}
 YAML
 
-# The kernel tree: `make` hands over Debian's image as the build; each
-# commit's release is Debian's, so only the command line tells a kexec'd
-# kernel from the installed one.
+# The kernel tree: kbuild's make interface, handing over Debian's image and
+# modules as the build; each commit's release is Debian's, so only the
+# command line tells a kexec'd kernel from the installed one. The modules the
+# fragment asks for are all the board loads (e1000 for its network, hwsim
+# and what it needs for its radios): unpacked over the board's own, they are
+# what the kexec'd kernel runs on.
 tree=$work/tree
-mkdir -p "$tree"
-cat >"$tree/Makefile" <<MAKE
-all:
-	mkdir -p arch/x86/boot include/config
-	cp $work/image/vmlinuz arch/x86/boot/bzImage
-	echo $release > include/config/kernel.release
-MAKE
-git -C "$tree" init -q && git -C "$tree" add Makefile &&
+cp -R "$root/tests/data/kbuild-tree" "$tree"
+git -C "$tree" init -q && git -C "$tree" add -A &&
 	git -C "$tree" -c user.name=t -c user.email=t@example.org commit -q -m "a kernel"
+printf 'CONFIG_%s=m\n' RFKILL CRYPTO_LIB_ARC4 VIRTIO E1000 CFG80211 MAC80211 MAC80211_HWSIM \
+	>"$work/hwsim.config"
+kernel_section="kernel:
+  command_line: \"rackbisect.test=kexec-marker\"
+  build: [make, KERNEL_IMAGE=$work/image/vmlinuz, KERNEL_RELEASE=$release,
+          PREBUILT_MODULES=/lib/modules/$release]
+  kbuild: {config: x86_64_defconfig, fragment: hwsim.config}"
 
-cat >"$work/job.yaml" <<'YAML'
+cat >"$work/job.yaml" <<YAML
 name: wifi-qemu
-kernel: {command_line: "rackbisect.test=kexec-marker"}
+$kernel_section
 boards: all
 workloads:
   - name: W1
@@ -142,6 +149,14 @@ check "... the build was booted by kexec: the board's command line has the job's
 	grep -q -w rackbisect.test=kexec-marker "$work/cmdline"
 check "... after the board's own (the kexec driver's command_line)" \
 	grep -q -E '^console=ttyS0,115200 panic=-1 rackbisect.test=kexec-marker rackbisect.run=[0-9]+$' "$work/cmdline"
+check "the build was a kbuild build: fragment merged, olddefconfig, out of tree, modules packed" \
+	sh -c 'for step in "fragment: " "olddefconfig: make" "make: make KERNEL_IMAGE" "pack modules: tar"; do
+		grep -q "# rackbisect: $step" "$1"/*/build.log || exit 1; done' sh "$state/kernels"
+guest cat "/lib/modules/$release/kbuild-test.stamp" >"$work/stamp" 2>&1
+check "... its modules were unpacked on the board and reached the kexec'd kernel" \
+	grep -q "^$release from " "$work/stamp"
+guest cat /proc/modules >"$work/modules" 2>&1
+check "... which runs its radios on them (mac80211_hwsim loaded)" grep -q '^mac80211_hwsim ' "$work/modules"
 
 runs=$state/runs
 ktap() { cat "$runs"/*/output.ktap 2>/dev/null; }
@@ -163,9 +178,9 @@ check "... the kexec'd kernel's boot is in the capture" grep -q "rackbisect.test
 # onto its installed kernel, and the run is SKIP, not a FAIL of the kernel.
 sed 's/limits: {boot: 240, hang: 60}/limits: {boot: 50, hang: 60}/' "$lab" >"$work/lab-short.yaml"
 # (one workload: each run of a build that does not boot waits out the limit)
-cat >"$work/job-noboot.yaml" <<'YAML'
+cat >"$work/job-noboot.yaml" <<YAML
 name: wifi-qemu-noboot
-kernel: {command_line: "rdinit=/rackbisect-no-such-init panic=0"}
+${kernel_section/rackbisect.test=kexec-marker/rdinit=/rackbisect-no-such-init panic=0}
 boards: all
 workloads:
   - name: W4

@@ -163,7 +163,7 @@ static void test_kexec_boot_takes_initrd_and_command_line(void **state)
 	assert_error(&scratch, 9, 41, "command_line must be a non-empty string");
 	close_lab(&scratch);
 	assert_int_equal(open_kexec_board(&scratch, "{driver: kexec, initramfs: /x}"), -EINVAL);
-	assert_error(&scratch, 9, 38, "unknown option 'initramfs' (known: fallback, initrd, command_line)");
+	assert_error(&scratch, 9, 38, "unknown option 'initramfs' (known: fallback, command_line, initrd, modules_dir, boot_directory)");
 	close_lab(&scratch);
 	/* the virtual board's kexec is simulated: nothing to set */
 	assert_int_equal(open_kexec_board(&scratch, "{driver: virtual, initrd: /boot/initrd.img}"), -EINVAL);
