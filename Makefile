@@ -16,7 +16,8 @@ DEBIAN_PACKAGES := gcc make pkg-config git libc6-dev \
 	libuv1-dev libssh-dev libyaml-dev libcurl4-openssl-dev libsqlite3-dev \
 	libjansson-dev libcmocka-dev openssh-server openssh-client \
 	busybox-static procps pssh chromium python3-jsonschema pdudaemon ser2net \
-	qemu-system-x86 linux-image-amd64 kexec-tools dropbear-bin hostapd iw cpio kmod
+	qemu-system-x86 linux-image-amd64 kexec-tools dropbear-bin hostapd iw cpio kmod \
+	grub2-common
 
 # Build on every core unless told otherwise (`make -j1` still wins): a serial
 # build of the programs, their sanitized twins and the unit tests takes

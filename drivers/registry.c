@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "boot/grub.h"
 #include "boot/kexec.h"
 #include "boot/virtual.h"
 #include "console/tcp.h"
@@ -16,7 +17,8 @@
 static const struct power_ops *const power_drivers[] = { &command_power_ops, &pdudaemon_power_ops,
 							   &qemu_power_ops, &virtual_power_ops };
 static const struct console_ops *const console_drivers[] = { &tcp_console_ops, &virtual_console_ops };
-static const struct boot_ops *const boot_drivers[] = { &kexec_boot_ops, &virtual_boot_ops };
+static const struct boot_ops *const boot_drivers[] = { &kexec_boot_ops, &grub_boot_ops,
+							&virtual_boot_ops };
 static const struct transport_ops *const transport_drivers[] = { &ssh_transport_ops };
 
 #define COUNT(array) (sizeof(array) / sizeof((array)[0]))

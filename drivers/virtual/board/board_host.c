@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "virtual/board/board_root.h"
+#include "virtual/board/grub_firmware.h"
 #include "virtual/board/cgroup.h"
 #include "virtual/board/tool_server.h"
 #include "virtual/sim/sim.h"
@@ -424,17 +425,40 @@ static int boot(struct board_host *host, const char *kernel, const char *command
 	return 0;
 }
 
+static void board_path(const struct board_host *host, const char *cwd, const char *path,
+		       char *out, size_t len);
+
+/* A start without a kexec'd kernel: the firmware, then GRUB (grub_firmware.h)
+ * boots the one-shot entry grub-reboot chose, or the installed kernel. */
+static int boot_through_grub(struct board_host *host)
+{
+	char image[1024], kernel[sizeof(host->next_kernel)];
+	char command_line[sizeof(host->next_command_line)], error[1200];
+	int rc = grub_firmware_choose(host->paths.boot, image, sizeof(image), command_line,
+				      sizeof(command_line), error, sizeof(error));
+
+	if (error[0])
+		fprintf(stderr, "board=%s event=grub detail=\"%s\"\n", host->board->name, error);
+	if (rc != 1)
+		return boot(host, host->fallback_kernel, FALLBACK_COMMAND_LINE);
+	board_path(host, "/", image, kernel, sizeof(kernel));
+	fprintf(stderr, "board=%s event=grub-once image=%s\n", host->board->name, image);
+	return boot(host, kernel, command_line);
+}
+
 static void on_reboot_timer(uv_timer_t *timer)
 {
 	struct board_host *host = timer->data;
 	char kernel[sizeof(host->next_kernel)], command_line[sizeof(host->next_command_line)];
-	bool loaded = host->next_kernel[0] != '\0';
 
 	host->reboot_pending = 0;
-	snprintf(kernel, sizeof(kernel), "%s", loaded ? host->next_kernel : host->fallback_kernel);
-	snprintf(command_line, sizeof(command_line), "%s",
-		 loaded ? host->next_command_line : FALLBACK_COMMAND_LINE);
-	host->next_kernel[0] = '\0';	/* one-shot, like grub-reboot */
+	if (!host->next_kernel[0]) {
+		boot_through_grub(host);
+		return;
+	}
+	snprintf(kernel, sizeof(kernel), "%s", host->next_kernel);
+	snprintf(command_line, sizeof(command_line), "%s", host->next_command_line);
+	host->next_kernel[0] = '\0';	/* a kexec load serves one boot */
 	boot(host, kernel, command_line);
 }
 
@@ -648,7 +672,7 @@ int board_host_power_on(struct board_host *host)
 	if (host->state != BOARD_OFF)
 		return 0;
 	host->next_kernel[0] = '\0';
-	return boot(host, host->fallback_kernel, FALLBACK_COMMAND_LINE);
+	return boot_through_grub(host);
 }
 
 void board_host_power_off(struct board_host *host)
