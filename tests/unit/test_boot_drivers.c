@@ -120,16 +120,22 @@ static void on_booted(struct boot *boot, int status, const char *error_text, voi
 	snprintf(fixture->error_text, sizeof(fixture->error_text), "%s", error_text ? error_text : "");
 }
 
-static void boot_and_wait(struct fixture *fixture, const char *modules)
+/* Boots RELEASE with the job's words (and modules) and waits for the callback. */
+static void boot_with(struct fixture *fixture, const char *job_words, const char *modules)
 {
 	struct boot_request request = {
 		.transport = &fixture->board.base, .image_path = fixture->image, .release = RELEASE,
-		.command_line = "rackbisect.run=7", .modules_path = modules, .step_timeout_ms = 1000,
+		.command_line = job_words, .modules_path = modules, .step_timeout_ms = 1000,
 	};
 
 	assert_int_equal(fixture->boot->ops->start(fixture->boot, &request, on_booted, fixture), 0);
 	while (!fixture->done)
 		assert_true(uv_run(&fixture->loop, UV_RUN_ONCE) != 0 || fixture->done);
+}
+
+static void boot_and_wait(struct fixture *fixture, const char *modules)
+{
+	boot_with(fixture, "rackbisect.run=7", modules);
 }
 
 /* A modules tarball as a kbuild build packs it: RELEASE/kernel/... */
@@ -320,6 +326,18 @@ static void create_grub(struct fixture *fixture, const char *command_line, const
 	fixture->board.run_for_real[2] = "grub-editenv";
 }
 
+/* The board's rackbisect.cfg, as the driver wrote it (the caller frees it). */
+static char *grub_entry(struct fixture *fixture)
+{
+	char path[PATH_MAX];
+	char *text;
+
+	snprintf(path, sizeof(path), "%s/grub/rackbisect.cfg", fixture->boot_dir);
+	text = files_read_text(path);
+	assert_non_null(text);
+	return text;
+}
+
 /* What GRUB boots next, as the virtual board's firmware reads it. */
 static int grub_next(struct fixture *fixture, char *image, char *command_line, char *error)
 {
@@ -345,9 +363,7 @@ static void test_grub_writes_the_entry_chooses_it_once_and_reboots(void **state)
 	snprintf(path, sizeof(path), "exec grub-editenv|%s/grub/grubenv|list", fixture->boot_dir);
 	assert_string_equal(fixture->board.steps[3], path);
 	assert_string_equal(fixture->board.steps[4], "exec reboot");
-	snprintf(path, sizeof(path), "%s/grub/rackbisect.cfg", fixture->boot_dir);
-	text = files_read_text(path);
-	assert_non_null(text);
+	text = grub_entry(fixture);
 	assert_non_null(strstr(text, "\nmenuentry 'rackbisect " RELEASE "' --id rackbisect {\n"));
 	assert_non_null(strstr(text, "\tlinux '/boot/vmlinuz-" RELEASE "' 'root=/dev/sda2' 'ro' "
 				     "'console=ttyS0,115200' 'rackbisect.run=7'\n}"));
@@ -371,22 +387,14 @@ static void test_grub_writes_the_entry_chooses_it_once_and_reboots(void **state)
 static void test_grub_entry_quotes_words_and_maps_paths(void **state)
 {
 	struct fixture *fixture = *state;
-	char initrd[PATH_MAX], image[256], command_line[1024], error[1024], path[PATH_MAX], *text;
-	struct boot_request request = {
-		.transport = &fixture->board.base, .image_path = fixture->image, .release = RELEASE,
-		.command_line = "it's $HOME x\\y", .step_timeout_ms = 1000,
-	};
+	char initrd[PATH_MAX], image[256], command_line[1024], error[1024], *text;
 
 	snprintf(initrd, sizeof(initrd), "%s/initrd.img", fixture->boot_dir);
 	create_grub(fixture, "root=LABEL=rack quiet", initrd, "/");
-	assert_int_equal(fixture->boot->ops->start(fixture->boot, &request, on_booted, fixture), 0);
-	while (!fixture->done)
-		assert_true(uv_run(&fixture->loop, UV_RUN_ONCE) != 0 || fixture->done);
+	boot_with(fixture, "it's $HOME x\\y", NULL);
 	if (fixture->status)
 		fail_msg("%s", fixture->error_text);
-	snprintf(path, sizeof(path), "%s/grub/rackbisect.cfg", fixture->boot_dir);
-	text = files_read_text(path);
-	assert_non_null(text);
+	text = grub_entry(fixture);
 	assert_non_null(strstr(text, "\tlinux '/vmlinuz-" RELEASE "' 'root=LABEL=rack' 'quiet' "
 				     "'it'\\''s' '$HOME' 'x\\y'"));
 	assert_non_null(strstr(text, "\n\tinitrd '/initrd.img'\n}"));
