@@ -254,6 +254,14 @@ int board_set_open(const struct board_set_options *options, struct board_set *se
 	int rc;
 
 	memset(set, 0, sizeof(*set));
+	if (strcmp(options->lab->type, "lava") == 0) {
+		/* its boards are LAVA's: a run there is a LAVA job (issue 8), which
+		 * this coordinator cannot submit yet */
+		snprintf(error, error_len, "lab %s is a LAVA lab (%s): running jobs through LAVA is "
+			 "not implemented yet; use an ssh or virtual lab", options->lab->name,
+			 options->lab->path);
+		return -ENOTSUP;
+	}
 	rc = lab_state_locate(options->lab, options->state_option, &state);
 	if (rc) {
 		snprintf(error, error_len, "lab %s: cannot locate its state directory: %s",

@@ -202,7 +202,7 @@ static int add_driver_option(struct config_loader *loader, struct lab_driver *dr
 	return rc;
 }
 
-static int expect_seconds(struct config_loader *loader, yaml_node_t *value, const char *what,
+int config_expect_seconds(struct config_loader *loader, yaml_node_t *value, const char *what,
 			  unsigned int *out)
 {
 	uint64_t number;
@@ -241,9 +241,9 @@ static int visit_limits(struct config_loader *loader, const char *key, yaml_node
 	struct lab_board *board = arg;
 
 	if (strcmp(key, "boot") == 0)
-		return expect_seconds(loader, value, "limits boot", &board->boot_timeout_seconds);
+		return config_expect_seconds(loader, value, "limits boot", &board->boot_timeout_seconds);
 	if (strcmp(key, "hang") == 0)
-		return expect_seconds(loader, value, "limits hang", &board->hang_timeout_seconds);
+		return config_expect_seconds(loader, value, "limits hang", &board->hang_timeout_seconds);
 	return config_fail_at(loader, value, "limits: unknown key '%s' (known: boot, hang)", key);
 }
 
@@ -340,6 +340,8 @@ static int visit_board(struct config_loader *loader, const char *key, yaml_node_
 	}
 	if (strcmp(key, "limits") == 0)
 		return config_each_pair(loader, value, "limits", visit_limits, board);
+	if (strcmp(key, "lava") == 0)
+		return config_load_board_lava(loader, value, board);
 	if (strcmp(key, "power") == 0)
 		setting.driver = &board->power;
 	else if (strcmp(key, "console") == 0)
@@ -348,7 +350,7 @@ static int visit_board(struct config_loader *loader, const char *key, yaml_node_
 		setting.driver = &board->boot;
 	else
 		return config_fail_at(loader, value,
-			       "unknown board key '%s' (known: name, chip, tags, transport, power, console, boot, limits, knobs, seed)",
+			       "unknown board key '%s' (known: name, chip, tags, transport, power, console, boot, limits, knobs, seed, lava)",
 			       key);
 	setting.driver->where = config_node_location(loader, value);
 	return config_each_pair(loader, value, key, visit_driver, &setting);
@@ -363,8 +365,6 @@ static int check_board(struct config_loader *loader, yaml_node_t *node, struct l
 		return config_fail_at(loader, node, "board #%zu has no name", index + 1);
 	if (!board->chip)
 		return config_fail_at(loader, node, "board '%s' has no chip (e.g. chip: ar9285)", board->name);
-	if (!board->host)
-		return config_fail_at(loader, node, "board '%s' has no transport host", board->name);
 	for (i = 0; i < index; i++) {
 		if (strcmp(lab->boards[i].name, board->name) == 0)
 			return config_fail_at(loader, node, "board name '%s' is used twice", board->name);
@@ -427,7 +427,9 @@ static int visit_lab(struct config_loader *loader, const char *key, yaml_node_t 
 		return config_expect_string(loader, value, "state_dir", &lab->state_dir);
 	if (strcmp(key, "boards") == 0)
 		return load_boards(loader, value, lab);
-	return config_fail_at(loader, value, "unknown lab key '%s' (known: name, type, state_dir, boards)", key);
+	if (strcmp(key, "lava") == 0)
+		return config_load_lab_lava(loader, value, lab);
+	return config_fail_at(loader, value, "unknown lab key '%s' (known: name, type, state_dir, boards, lava)", key);
 }
 
 static int parse_file(struct config_loader *loader, FILE *file)
@@ -519,6 +521,8 @@ int lab_load(const char *path, struct lab **out, char *error, size_t error_len)
 		rc = -ENOMEM;
 	if (!rc && lab->board_count == 0)
 		rc = config_fail_at(&loader, root, "the lab has no boards (boards: [...])");
+	if (!rc)
+		rc = config_check_lava(&loader, root, lab);
 	if (!rc && strcmp(lab->type, "virtual") == 0)
 		rc = default_virtual_drivers(lab);
 	yaml_document_delete(&loader.document);
@@ -573,6 +577,7 @@ void lab_free(struct lab *lab)
 		return;
 	for (i = 0; i < lab->board_count; i++)
 		board_free(&lab->boards[i]);
+	config_free_lava(lab);
 	free(lab->boards);
 	free(lab->path);
 	free(lab->name);

@@ -45,6 +45,15 @@ struct lab_driver {
 	struct config_location where;	/* the block, or the board when there is none */
 };
 
+/* A board of a `type: lava` lab is a place in LAVA's queue: a job for a
+ * device of this type (and these tags) at a time. LAVA owns the device. */
+struct lab_board_lava {
+	char *device_type;		/* "beaglebone-black", "ssh" */
+	char **tags;			/* LAVA device tags the job asks for */
+	size_t tag_count;
+	struct config_location where;
+};
+
 struct lab_board {
 	char *name;
 	char *chip;			/* "ar9285" */
@@ -65,10 +74,27 @@ struct lab_board {
 	unsigned int boot_timeout_seconds;	/* limits: {boot: S}; 0: the job's */
 	unsigned int hang_timeout_seconds;	/* limits: {hang: S}; 0: the job's */
 	uint64_t seed;
+	struct lab_board_lava lava;	/* type: lava; device_type NULL otherwise */
 	struct config_setting *knobs;	/* model knob overrides (virtual lab) */
 	size_t knob_count;
 	struct config_location where;
 	struct config_location chip_where;
+};
+
+/*
+ * `lava:` of a `type: lava` lab: the server that schedules its boards. The
+ * token is never in the lab file: it is read from token_file (relative to
+ * the lab file, readable by its owner only) or the environment variable
+ * token_env when the lab is opened (drivers/lava/).
+ */
+struct lab_lava {
+	char *url;			/* "http://lava.example"; the REST API is under /api/v0.2/ */
+	char *token_file;
+	char *token_env;
+	char *priority;			/* "high", "medium", "low" or "0".."100"; default medium */
+	unsigned int job_timeout_seconds;	/* a job's own limit; default 3600 */
+	unsigned int queue_timeout_seconds;	/* waiting in LAVA's queue; default 86400 */
+	struct config_location where;
 };
 
 struct lab {
@@ -76,6 +102,7 @@ struct lab {
 	char *name;
 	char *type;			/* virtual | ssh | lava */
 	char *state_dir;		/* NULL: the default under --state */
+	struct lab_lava lava;		/* type: lava; url NULL otherwise */
 	struct lab_board *boards;
 	size_t board_count;
 };

@@ -68,6 +68,18 @@ typedef int (*config_pair_visitor)(struct config_loader *loader, const char *key
 int config_each_pair(struct config_loader *loader, yaml_node_t *map, const char *what,
 		     config_pair_visitor visit, void *arg);
 
+/* A whole number of seconds, 1..86400. */
+int config_expect_seconds(struct config_loader *loader, yaml_node_t *value, const char *what,
+			  unsigned int *out);
+
+/* config_lava.c: the `lava:` blocks of a `type: lava` lab, and what such a
+ * lab must (and must not) have, checked once the whole file is read. */
+int config_load_lab_lava(struct config_loader *loader, yaml_node_t *value, struct lab *lab);
+int config_load_board_lava(struct config_loader *loader, yaml_node_t *value,
+			   struct lab_board *board);
+int config_check_lava(struct config_loader *loader, yaml_node_t *root, struct lab *lab);
+void config_free_lava(struct lab *lab);
+
 /* Frees a NULL-terminated array of `count` strings. */
 void config_free_strings(char **items, size_t count);
 

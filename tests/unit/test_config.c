@@ -306,6 +306,120 @@ static void test_relative_state_directory_is_made_absolute(void **state)
 	assert_string_equal(located.base, "/srv/rb");
 }
 
+
+/* ---- type: lava ---------------------------------------------------------------------------- */
+
+static const char lava_lab[] =
+	"name: l\n"
+	"type: lava\n"
+	"lava:\n"
+	"  url: http://127.77.17.1:8017\n"
+	"  token_file: keys/lava-token\n"
+	"  priority: 40\n"
+	"  timeouts: {job: 1200}\n"
+	"boards:\n"
+	"  - name: bbb1\n"
+	"    chip: ar9285\n"
+	"    lava: {device_type: beaglebone-black, tags: [ar9285, shelf1]}\n"
+	"  - name: ssh1\n"
+	"    chip: ar9380\n"
+	"    lava: {device_type: ssh}\n";
+
+static void test_lava_lab_loads_its_server_and_device_types(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	if (load(&scratch, lava_lab) != 0)
+		fail_msg("%s", scratch.error);
+	assert_string_equal(scratch.lab->type, "lava");
+	assert_string_equal(scratch.lab->lava.url, "http://127.77.17.1:8017");
+	assert_string_equal(scratch.lab->lava.token_file, "keys/lava-token");
+	assert_null(scratch.lab->lava.token_env);
+	assert_string_equal(scratch.lab->lava.priority, "40");
+	assert_int_equal(scratch.lab->lava.job_timeout_seconds, 1200);
+	assert_int_equal(scratch.lab->lava.queue_timeout_seconds, 86400);	/* the default */
+	assert_int_equal(scratch.lab->board_count, 2);
+	assert_string_equal(scratch.lab->boards[0].lava.device_type, "beaglebone-black");
+	assert_int_equal(scratch.lab->boards[0].lava.tag_count, 2);
+	assert_string_equal(scratch.lab->boards[0].lava.tags[1], "shelf1");
+	assert_null(scratch.lab->boards[0].host);
+	assert_null(scratch.lab->boards[0].power.name);
+	assert_string_equal(scratch.lab->boards[1].lava.device_type, "ssh");
+	lab_free(scratch.lab);
+	/* the default priority */
+	{
+		char text[sizeof(lava_lab)];
+		char *priority;
+
+		strcpy(text, lava_lab);
+		priority = strstr(text, "  priority: 40\n");
+		memmove(priority, priority + strlen("  priority: 40\n"),
+			strlen(priority + strlen("  priority: 40\n")) + 1);
+		if (load(&scratch, text) != 0)
+			fail_msg("%s", scratch.error);
+		assert_string_equal(scratch.lab->lava.priority, "medium");
+		lab_free(scratch.lab);
+	}
+}
+
+/* A lab file shows what is wrong, where: the token never in it, what LAVA
+ * owns never in it, and nothing of LAVA's in another kind of lab. */
+static void test_lava_mistakes_are_pointed_at(void **state)
+{
+	static const struct {
+		const char *text;
+		int line, column;
+		const char *words;
+	} cases[] = {
+		{ "name: l\ntype: lava\nlava: {url: http://x, token: s3cret}\nboards:\n"
+		  "  - {name: a, chip: ar9285, lava: {device_type: ssh}}\n", 3, 30,
+		  "the token is never written in the lab file" },
+		{ "name: l\ntype: lava\nlava: {url: http://x, token_file: t, token_env: T}\nboards:\n"
+		  "  - {name: a, chip: ar9285, lava: {device_type: ssh}}\n", 3, 7,
+		  "exactly one of token_file" },
+		{ "name: l\ntype: lava\nlava: {url: http://x}\nboards:\n"
+		  "  - {name: a, chip: ar9285, lava: {device_type: ssh}}\n", 3, 7,
+		  "exactly one of token_file" },
+		{ "name: l\ntype: lava\nboards:\n"
+		  "  - {name: a, chip: ar9285, lava: {device_type: ssh}}\n", 1, 1,
+		  "needs lava: {url: http://..." },
+		{ "name: l\ntype: lava\nlava: {url: ftp://x, token_env: T}\nboards:\n"
+		  "  - {name: a, chip: ar9285, lava: {device_type: ssh}}\n", 3, 13,
+		  "lava url must be http://" },
+		{ "name: l\ntype: lava\nlava: {url: http://x, token_env: T, priority: urgent}\n"
+		  "boards:\n  - {name: a, chip: ar9285, lava: {device_type: ssh}}\n", 3, 47,
+		  "high, medium, low or 0..100" },
+		{ "name: l\ntype: lava\nlava: {url: http://x, token_env: T}\nboards:\n"
+		  "  - {name: a, chip: ar9285}\n", 5, 5, "board 'a' has no lava device_type" },
+		{ "name: l\ntype: lava\nlava: {url: http://x, token_env: T}\nboards:\n"
+		  "  - {name: a, chip: ar9285, transport: {host: 127.77.9.1},"
+		  " lava: {device_type: ssh}}\n", 5, 5, "LAVA's device dictionary" },
+		{ "name: l\ntype: lava\nlava: {url: http://x, token_env: T}\nboards:\n"
+		  "  - {name: a, chip: ar9285, power: {driver: virtual},"
+		  " lava: {device_type: ssh}}\n", 5, 5, "no power, console or boot driver" },
+		{ "name: l\ntype: lava\nlava: {url: http://x, token_env: T}\nboards:\n"
+		  "  - {name: a, chip: ar9285, lava: {device_type: ssh, pool: 3}}\n", 5, 60,
+		  "known: device_type, tags" },
+		{ "name: v\ntype: virtual\nlava: {url: http://x, token_env: T}\nboards:\n"
+		  "  - {name: a, chip: ar9285, transport: {host: 127.77.9.1}}\n", 3, 7,
+		  "only a lab of type lava has a LAVA server" },
+		{ "name: s\ntype: ssh\nboards:\n  - {name: a, chip: ar9285, transport: "
+		  "{host: 127.77.9.1}, lava: {device_type: ssh}}\n", 4, 66, "lava: only in a lab" },
+		{ "name: s\ntype: ssh\nboards:\n  - {name: a, chip: ar9285}\n", 4, 5,
+		  "board 'a' has no transport host" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct scratch scratch = { 0 };
+
+		if (load(&scratch, cases[i].text) == 0)
+			fail_msg("case %zu loaded", i + 1);
+		assert_error_at(&scratch, cases[i].line, cases[i].column, cases[i].words);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +437,8 @@ int main(void)
 		cmocka_unit_test(test_rack_lab_loads_drivers_options_and_limits),
 		cmocka_unit_test(test_virtual_lab_defaults_every_driver),
 		cmocka_unit_test(test_bad_limits_and_options_are_pointed_at),
+		cmocka_unit_test(test_lava_lab_loads_its_server_and_device_types),
+		cmocka_unit_test(test_lava_mistakes_are_pointed_at),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,208 @@
+/*
+ * config_lava.c - the `lava:` blocks of a lab file (see config.h, struct
+ * lab_lava and struct lab_board_lava), and the rules that set a LAVA lab
+ * apart: LAVA owns its boards' power, consoles and boot, so a board there
+ * names a device type, never a transport or a driver; every other lab's
+ * board needs a transport host and no `lava:`.
+ */
+#include "config_yaml.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_JOB_TIMEOUT 3600
+#define DEFAULT_QUEUE_TIMEOUT 86400
+
+static int fail_at(struct config_loader *loader, const struct config_location *where,
+		   const char *format, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail_at(struct config_loader *loader, const struct config_location *where,
+		   const char *format, ...)
+{
+	char location[512];
+	size_t used;
+	va_list args;
+
+	config_location_format(where, location, sizeof(location));
+	used = (size_t)snprintf(loader->error, loader->error_len, "%s: ", location);
+	if (used >= loader->error_len)
+		return -EINVAL;
+	va_start(args, format);
+	vsnprintf(loader->error + used, loader->error_len - used, format, args);
+	va_end(args);
+	return -EINVAL;
+}
+
+/* http or https, and something after it: the rest is LAVA's to answer. */
+static int expect_url(struct config_loader *loader, yaml_node_t *node, char **out)
+{
+	const char *text = config_scalar(node);
+
+	if (!text || (strncmp(text, "http://", 7) != 0 && strncmp(text, "https://", 8) != 0) ||
+	    !text[strncmp(text, "http://", 7) == 0 ? 7 : 8])
+		return config_fail_at(loader, node, "lava url must be http://HOST[:PORT] or "
+				      "https://..., e.g. http://lava.lab:80");
+	return config_expect_string(loader, node, "lava url", out);
+}
+
+static int expect_priority(struct config_loader *loader, yaml_node_t *node, char **out)
+{
+	const char *text = config_scalar(node);
+	char *end = NULL;
+	long number = text ? strtol(text, &end, 10) : -1;
+
+	if (!text || !(strcmp(text, "high") == 0 || strcmp(text, "medium") == 0 ||
+		       strcmp(text, "low") == 0 || (*text && !*end && number >= 0 && number <= 100)))
+		return config_fail_at(loader, node, "lava priority must be high, medium, low or "
+				      "0..100 (LAVA's own scale)");
+	return config_expect_string(loader, node, "lava priority", out);
+}
+
+static int visit_timeouts(struct config_loader *loader, const char *key, yaml_node_t *value,
+			  void *arg)
+{
+	struct lab_lava *lava = arg;
+
+	if (strcmp(key, "job") == 0)
+		return config_expect_seconds(loader, value, "lava timeouts job",
+					     &lava->job_timeout_seconds);
+	if (strcmp(key, "queue") == 0)
+		return config_expect_seconds(loader, value, "lava timeouts queue",
+					     &lava->queue_timeout_seconds);
+	return config_fail_at(loader, value, "lava timeouts: unknown key '%s' (known: job, queue)",
+			      key);
+}
+
+static int visit_lab_lava(struct config_loader *loader, const char *key, yaml_node_t *value,
+			  void *arg)
+{
+	struct lab_lava *lava = arg;
+
+	if (strcmp(key, "url") == 0)
+		return expect_url(loader, value, &lava->url);
+	if (strcmp(key, "token_file") == 0)
+		return config_expect_string(loader, value, "lava token_file", &lava->token_file);
+	if (strcmp(key, "token_env") == 0)
+		return config_expect_string(loader, value, "lava token_env", &lava->token_env);
+	if (strcmp(key, "token") == 0)
+		return config_fail_at(loader, value, "lava: the token is never written in the lab "
+				      "file: put it in a file only you can read (token_file: "
+				      "keys/lava-token) or an environment variable (token_env: "
+				      "LAVA_TOKEN)");
+	if (strcmp(key, "priority") == 0)
+		return expect_priority(loader, value, &lava->priority);
+	if (strcmp(key, "timeouts") == 0)
+		return config_each_pair(loader, value, "lava timeouts", visit_timeouts, lava);
+	return config_fail_at(loader, value, "lava: unknown key '%s' (known: url, token_file, "
+			      "token_env, priority, timeouts)", key);
+}
+
+int config_load_lab_lava(struct config_loader *loader, yaml_node_t *value, struct lab *lab)
+{
+	lab->lava.where = config_node_location(loader, value);
+	return config_each_pair(loader, value, "lava", visit_lab_lava, &lab->lava);
+}
+
+static int visit_board_lava(struct config_loader *loader, const char *key, yaml_node_t *value,
+			    void *arg)
+{
+	struct lab_board *board = arg;
+
+	if (strcmp(key, "device_type") == 0)
+		return config_expect_string(loader, value, "lava device_type",
+					    &board->lava.device_type);
+	if (strcmp(key, "tags") == 0)
+		return config_expect_string_list(loader, value, "lava tags", "[ar9285, shelf1]",
+						 &board->lava.tags, &board->lava.tag_count);
+	return config_fail_at(loader, value, "lava: unknown key '%s' (known: device_type, tags)",
+			      key);
+}
+
+int config_load_board_lava(struct config_loader *loader, yaml_node_t *value,
+			   struct lab_board *board)
+{
+	board->lava.where = config_node_location(loader, value);
+	return config_each_pair(loader, value, "lava", visit_board_lava, board);
+}
+
+/* What LAVA owns is not the lab file's to say. */
+static int check_lava_board(struct config_loader *loader, const struct lab_board *board)
+{
+	static const char hint[] = "in a LAVA lab, LAVA's device dictionary says how to reach, "
+				   "power and boot a device";
+
+	if (!board->lava.device_type)
+		return fail_at(loader, &board->where, "board '%s' has no lava device_type (e.g. "
+			       "lava: {device_type: beaglebone-black, tags: [ar9285]})", board->name);
+	if (board->host)
+		return fail_at(loader, &board->where, "board '%s': no transport: %s", board->name,
+			       hint);
+	if (board->power.name || board->console.name || board->boot.name)
+		return fail_at(loader, &board->where, "board '%s': no power, console or boot "
+			       "driver: %s", board->name, hint);
+	return 0;
+}
+
+static int check_lava_lab(struct config_loader *loader, yaml_node_t *root, struct lab *lab)
+{
+	struct lab_lava *lava = &lab->lava;
+	size_t i;
+	int rc;
+
+	if (!lava->url)
+		return config_fail_at(loader, root, "a lab of type lava needs lava: {url: "
+				      "http://..., token_file: ...}");
+	if (!lava->token_file == !lava->token_env)
+		return fail_at(loader, &lava->where, "lava: give the token as exactly one of "
+			       "token_file (a file only you can read) or token_env (an "
+			       "environment variable)");
+	if (!lava->priority && !(lava->priority = strdup("medium")))
+		return -ENOMEM;
+	if (!lava->job_timeout_seconds)
+		lava->job_timeout_seconds = DEFAULT_JOB_TIMEOUT;
+	if (!lava->queue_timeout_seconds)
+		lava->queue_timeout_seconds = DEFAULT_QUEUE_TIMEOUT;
+	for (i = 0; i < lab->board_count; i++)
+		if ((rc = check_lava_board(loader, &lab->boards[i])) != 0)
+			return rc;
+	return 0;
+}
+
+int config_check_lava(struct config_loader *loader, yaml_node_t *root, struct lab *lab)
+{
+	size_t i;
+
+	if (strcmp(lab->type, "lava") == 0)
+		return check_lava_lab(loader, root, lab);
+	if (lab->lava.where.file)
+		return fail_at(loader, &lab->lava.where, "lava: only a lab of type lava has a "
+			       "LAVA server (this one is %s)", lab->type);
+	for (i = 0; i < lab->board_count; i++) {
+		const struct lab_board *board = &lab->boards[i];
+
+		if (board->lava.where.file)
+			return fail_at(loader, &board->lava.where, "board '%s': lava: only in a "
+				       "lab of type lava", board->name);
+		if (!board->host)
+			return fail_at(loader, &board->where, "board '%s' has no transport host",
+				       board->name);
+	}
+	return 0;
+}
+
+void config_free_lava(struct lab *lab)
+{
+	size_t i;
+
+	for (i = 0; i < lab->board_count; i++) {
+		free(lab->boards[i].lava.device_type);
+		config_free_strings(lab->boards[i].lava.tags, lab->boards[i].lava.tag_count);
+	}
+	free(lab->lava.url);
+	free(lab->lava.token_file);
+	free(lab->lava.token_env);
+	free(lab->lava.priority);
+}
