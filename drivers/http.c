@@ -33,6 +33,8 @@ struct http_request {
 	void *data;
 	char *body;
 	size_t body_length;
+	size_t body_limit;
+	struct curl_slist *headers;
 	char error[CURL_ERROR_SIZE];
 };
 
@@ -133,6 +135,7 @@ static void finish(struct http_request *request, CURLcode code, int status)
 				    : request->error[0] ? request->error : curl_easy_strerror(code);
 	request->callback(&answer, request->data);
 	curl_easy_cleanup(request->easy);
+	curl_slist_free_all(request->headers);
 	free(request->body);
 	free(request);
 }
@@ -230,7 +233,7 @@ static int on_curl_socket(CURL *easy, curl_socket_t fd, int what, void *data, vo
 static size_t on_body(char *bytes, size_t size, size_t count, void *data)
 {
 	struct http_request *request = data;
-	size_t length = size * count, room = HTTP_BODY_LIMIT - request->body_length;
+	size_t length = size * count, room = request->body_limit - request->body_length;
 	size_t kept = length < room ? length : room;
 	char *grown = realloc(request->body, request->body_length + kept + 1);
 
@@ -277,12 +280,40 @@ static bool is_http_url(const char *url)
 	return strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0;
 }
 
-int http_get(struct http_client *client, const char *url, uint64_t timeout_ms,
-	     http_answer_cb callback, void *data)
+static void free_request(struct http_request *request)
+{
+	if (request->easy)
+		curl_easy_cleanup(request->easy);
+	curl_slist_free_all(request->headers);
+	free(request);
+}
+
+/* The request's header lines; a body (copied by libcurl) makes it a POST. */
+static int set_method(struct http_request *request, const struct http_options *options)
+{
+	for (const char *const *header = options->headers; header && *header; header++) {
+		struct curl_slist *grown = curl_slist_append(request->headers, *header);
+
+		if (!grown)
+			return -ENOMEM;
+		request->headers = grown;
+	}
+	if (request->headers)
+		curl_easy_setopt(request->easy, CURLOPT_HTTPHEADER, request->headers);
+	if (options->body) {
+		curl_easy_setopt(request->easy, CURLOPT_POSTFIELDSIZE, (long)strlen(options->body));
+		curl_easy_setopt(request->easy, CURLOPT_COPYPOSTFIELDS, options->body);
+	}
+	return 0;
+}
+
+int http_request(struct http_client *client, const struct http_options *options,
+		 http_answer_cb callback, void *data)
 {
 	struct http_request *request;
+	int rc;
 
-	if (!url || !is_http_url(url) || client->closing)
+	if (!options->url || !is_http_url(options->url) || client->closing)
 		return -EINVAL;
 	if (!(request = calloc(1, sizeof(*request))) || !(request->easy = curl_easy_init())) {
 		free(request);
@@ -291,23 +322,34 @@ int http_get(struct http_client *client, const char *url, uint64_t timeout_ms,
 	request->client = client;
 	request->callback = callback;
 	request->data = data;
-	curl_easy_setopt(request->easy, CURLOPT_URL, url);
+	request->body_limit = options->body_limit ? options->body_limit : HTTP_BODY_LIMIT;
+	curl_easy_setopt(request->easy, CURLOPT_URL, options->url);
 	curl_easy_setopt(request->easy, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(request->easy, CURLOPT_NOPROXY, "*");
-	curl_easy_setopt(request->easy, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
+	curl_easy_setopt(request->easy, CURLOPT_TIMEOUT_MS, (long)options->timeout_ms);
 	curl_easy_setopt(request->easy, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(request->easy, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(request->easy, CURLOPT_WRITEDATA, request);
 	curl_easy_setopt(request->easy, CURLOPT_ERRORBUFFER, request->error);
 	curl_easy_setopt(request->easy, CURLOPT_PRIVATE, request);
-	if (curl_multi_add_handle(client->multi, request->easy) != CURLM_OK) {
-		curl_easy_cleanup(request->easy);
-		free(request);
-		return -ENOMEM;
+	rc = set_method(request, options);
+	if (!rc && curl_multi_add_handle(client->multi, request->easy) != CURLM_OK)
+		rc = -ENOMEM;
+	if (rc) {
+		free_request(request);
+		return rc;
 	}
 	request->next = client->requests;
 	client->requests = request;
 	return 0;
+}
+
+int http_get(struct http_client *client, const char *url, uint64_t timeout_ms,
+	     http_answer_cb callback, void *data)
+{
+	const struct http_options options = { .url = url, .timeout_ms = timeout_ms };
+
+	return http_request(client, &options, callback, data);
 }
 
 void http_client_close(struct http_client *client)

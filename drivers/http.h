@@ -50,6 +50,22 @@ int http_client_new(uv_loop_t *loop, struct http_client **out);
  * (-EINVAL: a URL that is not http or https; -ENOMEM). */
 int http_get(struct http_client *client, const char *url, uint64_t timeout_ms,
 	     http_answer_cb callback, void *data);
+/*
+ * Any request: a GET, or a POST when body is given. Header lines are sent
+ * as given ("Authorization: Token ...": the caller keeps secrets out of its
+ * own logs; nothing here logs). body_limit 0: HTTP_BODY_LIMIT.
+ */
+struct http_options {
+	const char *url;
+	const char *const *headers;	/* "Name: value", NULL-terminated; may be NULL */
+	const char *body;		/* POST this (copied); NULL: GET */
+	uint64_t timeout_ms;
+	size_t body_limit;		/* keep at most this much of the answer */
+};
+
+int http_request(struct http_client *client, const struct http_options *options,
+		 http_answer_cb callback, void *data);
+
 /* Pending requests get -ECANCELED now; the client is freed once its handles
  * are closed (run the loop). */
 void http_client_close(struct http_client *client);
