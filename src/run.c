@@ -14,6 +14,7 @@
 #include "ktap.h"
 #include "log.h"
 #include "path.h"
+#include "run_record.h"
 #include "store.h"
 
 #define STEP_TIMEOUT_MS 60000		/* one upload or short command */
@@ -149,12 +150,8 @@ static void drop_transport(struct transport **transport)
 
 static void write_file(struct run *run, const char *name, const char *text)
 {
-	char path[PATH_MAX];
-
-	if (path_format(path, sizeof(path), "%s/%s", run->dir, name) == 0 &&
-	    files_write_atomic(path, text) != 0)
-		log_event(run->environment.log, LOG_NOTICE, run->board ? run->board->name : NULL,
-			  run->id, "write-failed", "%s: %s", path, strerror(errno));
+	run_record_file(&run->environment, run->board ? run->board->name : NULL, run->id, run->dir,
+			name, text);
 }
 
 /* ---- exec, upload and connect with a continuation -------------------------------- */
@@ -962,69 +959,13 @@ static const char **collect_log_lines(struct run *run, size_t *count)
 	return lines;
 }
 
-static void write_verdict_file(struct run *run, const struct verdict *verdict)
-{
-	char text[8192];
-	size_t used, i;
-
-	used = (size_t)snprintf(text, sizeof(text), "%s\n", run->report.summary);
-	for (i = 0; verdict && i < verdict->symptom_count && used < sizeof(text); i++)
-		used += (size_t)snprintf(text + used, sizeof(text) - used, "symptom %s: %s\n",
-					 verdict->symptoms[i].name,
-					 verdict->symptoms[i].evidence ? verdict->symptoms[i].evidence : "");
-	write_file(run, "verdict.txt", text);
-}
-
-static enum run_outcome store_outcome(enum verdict_outcome outcome)
-{
-	static const enum run_outcome map[] = { RUN_PASS, RUN_FAIL, RUN_INFRA, RUN_SKIP };
-
-	return map[outcome];
-}
-
-static int store_verdict(struct run *run, const struct verdict *verdict,
-			 const struct ktap_report *report)
-{
-	struct store_symptom *symptoms = calloc(verdict->symptom_count + 1, sizeof(*symptoms));
-	size_t metric_count = report ? report->metric_count : 0;
-	struct store_metric *metrics = calloc(metric_count + 1, sizeof(*metrics));
-	size_t i;
-	int rc = -ENOMEM;
-
-	if (symptoms && metrics) {
-		for (i = 0; i < verdict->symptom_count; i++)
-			symptoms[i] = (struct store_symptom){ verdict->symptoms[i].name,
-							      verdict->symptoms[i].evidence };
-		for (i = 0; i < metric_count; i++)
-			metrics[i] = (struct store_metric){ report->metrics[i].name,
-							    report->metrics[i].value,
-							    report->metrics[i].unit };
-		rc = store_run_finish(run->environment.store, run->id, &(struct store_result){
-			.outcome = store_outcome(verdict->outcome),
-			.cause = verdict->cause,
-			.symptoms = symptoms, .symptom_count = verdict->symptom_count,
-			.metrics = metrics, .metric_count = metric_count });
-	}
-	free(symptoms);
-	free(metrics);
-	return rc;
-}
-
 static void decide(struct run *run)
 {
-	struct ktap_report *report = NULL;
-	struct verdict *verdict = NULL;
 	size_t line_count = 0;
-	const char **lines;
-	int rc;
-
-	if (run->output)
-		ktap_parse(run->output, run->output_length, NULL, &report);
-	lines = collect_log_lines(run, &line_count);
-	struct verdict_input input = {
-		.job = run->environment.job,
-		.workload = run->spec.workload,
-		.report = report,
+	const char **lines = collect_log_lines(run, &line_count);
+	const struct run_evidence evidence = {
+		.output = run->output,
+		.output_length = run->output_length,
 		.log_lines = lines,
 		.log_line_count = line_count,
 		.facts = {
@@ -1035,22 +976,9 @@ static void decide(struct run *run)
 			.lab_error_count = run->lab_error_count,
 		},
 	};
-	rc = verdict_make(&input, &verdict);
-	if (rc == 0) {
-		run->report.outcome = verdict->outcome;
-		verdict_summary(verdict, run->report.summary, sizeof(run->report.summary));
-		rc = store_verdict(run, verdict, report);
-		write_verdict_file(run, verdict);
-	}
-	if (rc) {
-		/* Never claim a result the store does not hold. */
-		run->report.outcome = VERDICT_INFRA;
-		snprintf(run->report.summary, sizeof(run->report.summary),
-			 "INFRA the result could not be stored: %s",
-			 store_error_message(run->environment.store));
-	}
-	verdict_free(verdict);
-	ktap_report_free(report);
+
+	run_record_finish(&run->environment, run->id, run->dir, run->spec.workload, &evidence,
+			  &run->report);
 	free(lines);
 }
 
@@ -1105,25 +1033,8 @@ static uint64_t seconds_ms(unsigned int board_limit, unsigned int job_limit)
 
 static int record_run(struct run *run)
 {
-	const struct run_spec *spec = &run->spec;
-	int rc;
-
-	rc = store_run_queue(run->environment.store, &(struct store_run_request){
-		.job = run->environment.job_name,
-		.board = run->board ? run->board->name : NULL,
-		.commit = spec->commit,
-		.build_id = spec->build_id,
-		.workload = spec->workload->name,
-		.repeat_index = spec->repeat_index }, &run->id);
-	if (!rc && run->environment.run_queued)
-		run->environment.run_queued(run->id, spec, run->environment.run_queued_data);
-	if (!rc && run->board)
-		rc = store_run_start(run->environment.store, run->id, run->board->name);
-	if (!rc)
-		rc = run_directory(run->environment.runs_dir, run->id, run->dir, sizeof(run->dir));
-	if (!rc)
-		rc = path_make_dirs(run->dir);
-	return rc;
+	return run_record_start(&run->environment, run->board ? run->board->name : NULL,
+				&run->spec, &run->id, run->dir, sizeof(run->dir));
 }
 
 int run_start(const struct run_environment *environment, struct board *board,
