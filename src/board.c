@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lava/client.h"
 #include "log.h"
 #include "path.h"
 #include "virtual/lab/lab_state.h"
@@ -246,6 +247,36 @@ int board_follow_console(struct board *board)
 					  on_console_event, board);
 }
 
+/* LAVA owns these boards: each is a place in its queue, reached through one client. */
+static int open_lava_boards(const struct board_set_options *options, struct board_set *set,
+			    char *error, size_t error_len)
+{
+	size_t i;
+	int rc;
+
+	rc = lava_client_open(options->loop, options->lab, &set->lava_client, error, error_len);
+	if (rc)
+		return rc;
+	set->boards = calloc(options->lab->board_count, sizeof(*set->boards));
+	if (!set->boards) {
+		lava_client_close(set->lava_client);
+		set->lava_client = NULL;
+		return -ENOMEM;
+	}
+	set->count = options->lab->board_count;
+	for (i = 0; i < set->count; i++) {
+		struct board *board = &set->boards[i];
+
+		board->config = &options->lab->boards[i];
+		board->name = board->config->name;
+		board->loop = options->loop;
+		board->log = options->log;
+		board->lava = set->lava_client;
+		board->lab = options->lab;
+	}
+	return 0;
+}
+
 int board_set_open(const struct board_set_options *options, struct board_set *set,
 		   char *error, size_t error_len)
 {
@@ -254,14 +285,8 @@ int board_set_open(const struct board_set_options *options, struct board_set *se
 	int rc;
 
 	memset(set, 0, sizeof(*set));
-	if (strcmp(options->lab->type, "lava") == 0) {
-		/* its boards are LAVA's: a run there is a LAVA job (issue 8), which
-		 * this coordinator cannot submit yet */
-		snprintf(error, error_len, "lab %s is a LAVA lab (%s): running jobs through LAVA is "
-			 "not implemented yet; use an ssh or virtual lab", options->lab->name,
-			 options->lab->path);
-		return -ENOTSUP;
-	}
+	if (strcmp(options->lab->type, "lava") == 0)
+		return open_lava_boards(options, set, error, error_len);
 	rc = lab_state_locate(options->lab, options->state_option, &state);
 	if (rc) {
 		snprintf(error, error_len, "lab %s: cannot locate its state directory: %s",
@@ -298,6 +323,7 @@ void board_set_close(struct board_set *set)
 		if (board->boot)
 			board->boot->ops->close(board->boot);
 	}
+	lava_client_close(set->lava_client);
 	free(set->boards);
 	memset(set, 0, sizeof(*set));
 }

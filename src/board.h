@@ -20,6 +20,7 @@
 #include "registry.h"
 
 struct log;
+struct lava_client;
 
 /* Lines of one run's console window, bounded: a console printing forever
  * must not take the coordinator's memory. */
@@ -46,6 +47,10 @@ struct board {
 	struct power *power;
 	struct console *console;
 	struct boot *boot;
+	/* a board of a `type: lava` lab: no drivers, its runs are LAVA jobs
+	 * through the set's client (drivers/lava/runner.h); NULL otherwise */
+	struct lava_client *lava;
+	const struct lab *lab;
 	struct console_capture capture;
 	bool console_connected;
 	unsigned int console_losses;	/* a run compares it before and after */
@@ -64,6 +69,7 @@ struct board {
 struct board_set {
 	struct board *boards;
 	size_t count;
+	struct lava_client *lava_client;	/* a LAVA lab's; NULL otherwise */
 };
 
 struct board_set_options {

@@ -108,7 +108,11 @@ int cli_power(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	rc = open_board(&command, positional[0], false);
-	if (rc == 0) {
+	if (rc == 0 && command.board->lava) {
+		cli_error("board %s is LAVA's: switch its device through LAVA (lava-server manage "
+			  "devices, or its web UI)", positional[0]);
+		rc = CLI_EXIT_USAGE;
+	} else if (rc == 0) {
 		power = command.board->power;
 		rc = power->ops->request(power, action, POWER_TIMEOUT_MS, on_switched, &command);
 		if (rc) {
@@ -174,7 +178,10 @@ int cli_console(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	rc = open_board(&command, positional[0], false);
-	if (rc == 0) {
+	if (rc == 0 && command.board->lava) {
+		cli_error("board %s is LAVA's: follow its jobs' logs in LAVA", positional[0]);
+		rc = CLI_EXIT_USAGE;
+	} else if (rc == 0) {
 		struct console *console = command.board->console;
 
 		rc = console->ops->start(console, 1000, on_console_bytes, on_console_event, &command);

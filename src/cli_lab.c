@@ -167,7 +167,11 @@ int cli_lab(int argc, char **argv)
 		globals.lab_option = positional[1];
 	if (!(lab = cli_load_lab(&globals)))
 		return CLI_EXIT_USAGE;
-	if (strcmp(positional[0], "trust") == 0) {
+	if (strcmp(positional[0], "trust") == 0 && strcmp(lab->type, "lava") == 0) {
+		cli_error("lab %s is a LAVA lab: LAVA reaches its devices, and its device "
+			  "dictionaries hold their host keys; nothing to trust here", lab->name);
+		rc = CLI_EXIT_USAGE;
+	} else if (strcmp(positional[0], "trust") == 0) {
 		rc = trust_lab(lab, &globals);
 	} else if (strcmp(positional[0], "up") && strcmp(positional[0], "down") &&
 		   strcmp(positional[0], "status")) {

@@ -12,6 +12,7 @@
 
 #include "files.h"
 #include "ktap.h"
+#include "lava/runner.h"
 #include "log.h"
 #include "path.h"
 #include "run_record.h"
@@ -1037,13 +1038,28 @@ static int record_run(struct run *run)
 				&run->spec, &run->id, run->dir, sizeof(run->dir));
 }
 
+/* A LAVA lab's board: the run is a LAVA job (drivers/lava/runner.h). */
+static int start_lava_run(const struct run_environment *environment, struct board *board,
+			  const struct run_spec *spec, run_done_cb callback, void *data)
+{
+	const struct lava_run_options options = {
+		.environment = environment, .lab = board->lab, .board = board->config,
+		.client = board->lava,
+	};
+
+	return lava_run_start(&options, spec, callback, data, NULL);
+}
+
 int run_start(const struct run_environment *environment, struct board *board,
 	      const struct run_spec *spec, run_done_cb callback, void *data)
 {
-	struct run *run = calloc(1, sizeof(*run));
+	struct run *run;
 	char console[PATH_MAX];
 	int rc;
 
+	if (board && board->lava)
+		return start_lava_run(environment, board, spec, callback, data);
+	run = calloc(1, sizeof(*run));
 	if (!run)
 		return -ENOMEM;
 	run->environment = *environment;
@@ -1120,6 +1136,11 @@ static void on_health_recovered(struct run *run, int status, const char *error_t
 	run_exec(run, smoke, STEP_TIMEOUT_MS, on_smoke_done);
 }
 
+static void on_lava_board_healthy(uv_timer_t *timer)
+{
+	end_health_check(timer->data, true, "LAVA keeps its devices' health");
+}
+
 int run_health_check(const struct run_environment *environment, struct board *board,
 		     health_done_cb callback, void *data)
 {
@@ -1137,6 +1158,11 @@ int run_health_check(const struct run_environment *environment, struct board *bo
 	uv_timer_init(environment->loop, &run->watchdog);
 	run->retry_timer.data = run->watchdog.data = run;
 	run->open_handles = 2;
+	if (board->lava) {
+		/* LAVA runs its devices' health checks itself */
+		uv_timer_start(&run->retry_timer, on_lava_board_healthy, 0, 0);
+		return 0;
+	}
 	recover_by_power_cycle(run, on_health_recovered);
 	return 0;
 }

@@ -72,6 +72,8 @@ enum verdict_lab_error_kind {
 	VERDICT_LAB_POWER,        /* power switch error */
 	VERDICT_LAB_UPLOAD,       /* kernel or workload upload failed */
 	VERDICT_LAB_CONSOLE_LOST, /* console capture lost */
+	VERDICT_LAB_SCHEDULER,    /* the lab's scheduler (LAVA) ended the job: canceled,
+				   * its infrastructure failed, or it refused the job */
 };
 
 struct verdict_lab_error {

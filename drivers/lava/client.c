@@ -3,11 +3,14 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "files.h"
 #include "http.h"
 
 #define REQUEST_TIMEOUT_MS 60000
@@ -60,6 +63,81 @@ int lava_client_new(uv_loop_t *loop, const char *url, const char *token,
 	}
 	*out = client;
 	return 0;
+}
+
+/* A token file: the owner's alone, one line. */
+static int read_token_file(const struct lab *lab, char *token, size_t len, char *error,
+			   size_t error_len)
+{
+	char path[PATH_MAX];
+	struct stat status;
+	int rc = lab_path(lab, lab->lava.token_file, path, sizeof(path));
+
+	if (rc) {
+		snprintf(error, error_len, "lab %s: lava token_file path too long", lab->name);
+		return rc;
+	}
+	if (stat(path, &status) != 0) {
+		rc = -errno;
+		snprintf(error, error_len, "lab %s: lava token_file %s: %s (put the LAVA API token "
+			 "there, readable by you only: chmod 600)", lab->name, path, strerror(errno));
+		return rc;
+	}
+	if (status.st_mode & 077) {
+		snprintf(error, error_len, "lab %s: lava token_file %s may be read by others (mode "
+			 "%o): chmod 600 it", lab->name, path, (unsigned int)(status.st_mode & 0777));
+		return -EPERM;
+	}
+	rc = files_read_line(path, token, len);
+	if (rc)
+		snprintf(error, error_len, "lab %s: lava token_file %s: %s", lab->name, path,
+			 strerror(-rc));
+	return rc;
+}
+
+static int read_token(const struct lab *lab, char *token, size_t len, char *error,
+		      size_t error_len)
+{
+	const char *value;
+	size_t end;
+	int rc = 0;
+
+	if (lab->lava.token_file) {
+		rc = read_token_file(lab, token, len, error, error_len);
+	} else {
+		value = getenv(lab->lava.token_env);
+		if (!value || !*value) {
+			snprintf(error, error_len, "lab %s: the environment variable %s (lava "
+				 "token_env) is not set: export it with the LAVA API token",
+				 lab->name, lab->lava.token_env);
+			return -ENOENT;
+		}
+		snprintf(token, len, "%s", value);
+	}
+	end = strlen(token);
+	while (!rc && end && strchr(" \t\r\n", token[end - 1]))
+		token[--end] = '\0';
+	if (!rc && !end) {
+		snprintf(error, error_len, "lab %s: the LAVA token is empty", lab->name);
+		rc = -EINVAL;
+	}
+	return rc;
+}
+
+int lava_client_open(uv_loop_t *loop, const struct lab *lab, struct lava_client **out,
+		     char *error, size_t error_len)
+{
+	char token[512];
+	int rc = read_token(lab, token, sizeof(token), error, error_len);
+
+	if (!rc) {
+		rc = lava_client_new(loop, lab->lava.url, token, out);
+		if (rc)
+			snprintf(error, error_len, "lab %s: cannot make a LAVA client for %s: %s",
+				 lab->name, lab->lava.url, strerror(-rc));
+	}
+	memset(token, 0, sizeof(token));
+	return rc;
 }
 
 void lava_client_close(struct lava_client *client)

@@ -15,8 +15,11 @@
 #ifndef RB_LAVA_CLIENT_H
 #define RB_LAVA_CLIENT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
+
+#include "config.h"
 
 struct lava_client;
 
@@ -38,6 +41,15 @@ typedef void (*lava_answer_cb)(const struct lava_answer *answer, void *data);
 /* url: the server ("http://lava.lab:8017"); the token is copied. */
 int lava_client_new(uv_loop_t *loop, const char *url, const char *token,
 		    struct lava_client **out);
+
+/*
+ * The client of a `type: lava` lab: its lava url and its token, read from
+ * token_file (relative to the lab file; refused when others may read it)
+ * or the environment variable token_env. 0, or a negative errno with
+ * `error` saying which file or variable and what to do (never the token).
+ */
+int lava_client_open(uv_loop_t *loop, const struct lab *lab, struct lava_client **out,
+		     char *error, size_t error_len);
 
 int lava_submit(struct lava_client *client, const char *definition, lava_answer_cb callback,
 		void *data);

@@ -115,7 +115,7 @@ lava_install() {
 	if [ -n "$(dpkg --audit 2>/dev/null)" ]; then
 		PGHOST=/nonexistent PGPORT=1 dpkg --configure -a || rc=1
 	fi
-	[ -n "$made_policy" ] && rm -f /usr/sbin/policy-rc.d
+	if [ -n "$made_policy" ]; then rm -f /usr/sbin/policy-rc.d; fi
 	unset DEBIAN_FRONTEND
 	if [ $rc != 0 ] || [ -n "$(_lava_missing_packages $LAVA_BASE_PACKAGES $LAVA_PACKAGES)" ]; then
 		_lava_log "package installation failed"
@@ -137,7 +137,15 @@ _lava_manage() {
 # group, record its PID in LAVA_<NAME>_PID, LAVA_PIDS and WORKDIR/pids.
 _lava_spawn() {
 	local name=$1 log=$2; shift 2
-	_lava_run setsid "$@" </dev/null >>"$log" 2>&1 &
+	# In a script (no job control) the background subshell shares our process
+	# group, so setsid execs in place without forking; under `set -m` the job
+	# already leads its own group and we exec directly. Either way $! is the
+	# daemon's PID and also its process group id.
+	(
+		set -a; . "$LAVA_WORKDIR/lava.env"; set +a
+		read -r _ _ _ _ pgrp _ </proc/$BASHPID/stat
+		if [ "$pgrp" = "$BASHPID" ]; then exec "$@"; else exec setsid "$@"; fi
+	) </dev/null >>"$log" 2>&1 &
 	local pid=$!
 	printf -v "LAVA_${name}_PID" '%s' "$pid"
 	export "LAVA_${name}_PID"
@@ -166,7 +174,7 @@ lava_start() {
 		_lava_log "$W is not reachable by user postgres (a parent dir is not o+x)"
 		return 1
 	fi
-	if _lava_http_ok "http://$LAVA_ADDR:$LAVA_HTTP_PORT/"; then
+	if _lava_http_ok "http://$LAVA_ADDR:$LAVA_HTTP_PORT/" 2>/dev/null; then
 		_lava_log "something already listens on $LAVA_ADDR:$LAVA_HTTP_PORT"
 		return 1
 	fi
@@ -268,8 +276,9 @@ w.token = '$wtoken'; w.health = Worker.HEALTH_ACTIVE; w.save()
 		tail -n 30 "$W/logs/gunicorn.log" "$W/logs/gunicorn.out" >&2
 		lava_stop; return 1
 	fi
+	(umask 077; printf '%s' "$wtoken" >"$W/worker/token")
 	_lava_spawn WORKER "$W/logs/lava-worker.out" \
-		lava-worker --level DEBUG --url "$LAVA_URL/" --token "$wtoken" \
+		lava-worker --level DEBUG --url "$LAVA_URL/" --token-file "$W/worker/token" \
 		--name "$LAVA_WORKER_NAME" --worker-dir "$W/worker" \
 		--log-file "$W/logs/lava-worker.log" \
 		--ws-url "http://$LAVA_ADDR:$LAVA_WS_PORT/ws/" --ping-interval 2 \
@@ -328,42 +337,58 @@ d.save()
 		_lava_log "adding device $name failed, see $LAVA_WORKDIR/logs/setup.log"
 		return 1
 	fi
-	# The server renders the dictionary: make sure it is valid.
+	# The server renders the dictionary: make sure it is valid and complete.
 	local out
-	out=$(lava_api GET "/api/v0.2/devices/$name/validate/")
+	out=$(lava_api GET "/api/v0.2/devices/$name/dictionary/?render=true")
 	case $out in
-	*'"message":"Device dictionary is valid."'* | *'valid'*) ;;
-	*) _lava_log "device $name: validate said: $out"; return 1 ;;
+	*"host: \"$host\""*) ;;
+	*) _lava_log "device $name: rendered dictionary lacks host $host: $out"; return 1 ;;
 	esac
 }
 
-_lava_stop_pid() {
-	local name=$1 pid=$2 deadline
-	_lava_alive "$pid" || return 0
-	kill -TERM "$pid" 2>/dev/null
+# _lava_stop_pids SIGNAL NAME:PID...: signal them all, wait (bounded) for all
+# to exit, SIGKILL the stragglers; then SIGKILL whatever is left in each
+# one's process group (lava-run, gunicorn workers: the group was created by
+# setsid for that daemon only).
+_lava_stop_pids() {
+	local sig=$1; shift
+	local item pid deadline left
+	# (every command here tolerates failure: callers may run under set -e)
+	for item in "$@"; do kill "-$sig" "${item#*:}" 2>/dev/null || true; done
 	deadline=$((SECONDS + ${LAVA_STOP_TIMEOUT:-20}))
-	while _lava_alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
-	if _lava_alive "$pid"; then
-		_lava_log "$name ($pid) ignored SIGTERM, SIGKILL"
-		kill -KILL "$pid" 2>/dev/null
-	fi
-	# Leftover children in its own process group (lava-run, gunicorn
-	# workers): the group was created by setsid for this daemon only.
-	kill -KILL -- "-$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	while :; do
+		left=
+		for item in "$@"; do _lava_alive "${item#*:}" && left="$left $item"; done
+		[ -z "$left" ] && break
+		if ((SECONDS >= deadline)); then
+			_lava_log "still running after SIG$sig:$left; SIGKILL"
+			for item in $left; do kill -KILL "${item#*:}" 2>/dev/null || true; done
+			break
+		fi
+		sleep 0.1
+	done
+	for item in "$@"; do
+		pid=${item#*:}
+		kill -KILL -- "-$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
 	return 0
 }
 
 lava_stop() {
 	local W=${1:-${LAVA_WORKDIR:-}}
 	[ -n "$W" ] && [ -f "$W/pids" ] || return 0
-	local name pid lines
-	# Stop in reverse start order: worker, scheduler, web, publisher, db.
-	lines=$(tac "$W/pids")
+	local name pid lava=() pg=()
 	while read -r name pid; do
-		[ -n "$pid" ] && _lava_stop_pid "$name" "$pid"
-	done <<<"$lines"
+		[ -n "$pid" ] || continue
+		if [ "$name" = PG ]; then pg+=("$name:$pid"); else lava+=("$name:$pid"); fi
+	done <"$W/pids"
+	# LAVA daemons first (in parallel: the publisher alone takes ~5 s to
+	# drain), then PostgreSQL with SIGINT (= "fast" shutdown).
+	if ((${#lava[@]})); then _lava_stop_pids TERM "${lava[@]}"; fi
+	if ((${#pg[@]})); then _lava_stop_pids INT "${pg[@]}"; fi
 	: >"$W/pids"
 	unset LAVA_PG_PID LAVA_PUBLISHER_PID LAVA_GUNICORN_PID LAVA_SCHEDULER_PID LAVA_WORKER_PID
 	LAVA_PIDS=
+	return 0
 }
