@@ -79,12 +79,18 @@ static void metadata_value(json_t *metadata, const char *key, char *out, size_t 
 	yaml_parser_delete(&parser);
 }
 
-/* The suite of a case: its name in "suite" (a string) or a URL ending in it. */
+/* A case of LAVA's own suite: /tests/ gives the suite as a number, the
+ * case's metadata says "definition: lava". */
 static bool in_lava_suite(json_t *test)
 {
 	const char *suite = json_string_value(json_object_get(test, "suite"));
+	char definition[64];
 
-	return suite && (strcmp(suite, "lava") == 0 || strstr(suite, "/lava/"));
+	if (suite && strcmp(suite, "lava") == 0)
+		return true;
+	metadata_value(json_object_get(test, "metadata"), "definition", definition,
+		       sizeof(definition));
+	return strcmp(definition, "lava") == 0;
 }
 
 int lava_job_error_parse(const char *json, struct lava_job_error *error_out)
@@ -130,8 +136,11 @@ enum lava_verdict lava_classify(const struct lava_job_state *state,
 		return LAVA_RAN;
 	if (strcmp(state->health, "Canceled") == 0)
 		return LAVA_INFRA;
-	if (strcmp(type, "LAVATimeout") == 0 && error &&
-	    strstr(error->action, "test-shell"))
+	/* the test shell ran out of time (LAVA 2023.01 says Test, with "lava-test-shell
+	 * timed out after N seconds"; older ones LAVATimeout): the workload stopped */
+	if ((strcmp(type, "Test") == 0 || strcmp(type, "LAVATimeout") == 0) && error &&
+	    (strstr(error->message, "lava-test-shell timed out") ||
+	     strstr(error->action, "lava-test-")))
 		return LAVA_HANG;
 	if (strcmp(type, "Job") == 0 || strcmp(type, "Configuration") == 0 ||
 	    strcmp(type, "Test") == 0)

@@ -14,11 +14,13 @@
  *                                 judged as an SSH run's are (PASS or FAIL)
  *   Incomplete, Infrastructure,   INFRA: the lab's trouble, retried as for any lab
  *     Bug, or no error recorded
- *   Incomplete, LAVATimeout in    FAIL(hang): the device stopped answering the
- *     the workload's test action  test shell, as a hang on an SSH board
- *   Incomplete, Job or            REFUSED: LAVA could not run what we sent (the
- *     Configuration, or Test      job, the lab's LAVA set-up): an error for a
- *                                 person, not retried
+ *   Incomplete, the test shell    FAIL(hang): the workload did not end within its
+ *     timed out (Test or          time, as a hang on an SSH board
+ *     LAVATimeout error in a
+ *     lava-test-* action)
+ *   Incomplete, Job,              REFUSED: LAVA could not run what we sent (the
+ *     Configuration, or another   job, the lab's LAVA set-up): an error for a
+ *     Test error                  person
  *   Canceled                      INFRA
  */
 #ifndef RB_LAVA_RESULTS_H

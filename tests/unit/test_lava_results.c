@@ -44,11 +44,11 @@ static const char log_yaml[] =
 
 static const char infrastructure_tests[] =
 	"{\"count\": 3, \"next\": null, \"previous\": null, \"results\": ["
-	"{\"id\": 1, \"name\": \"validate\", \"suite\": \"lava\", \"result\": \"pass\","
+	"{\"id\": 1, \"name\": \"validate\", \"suite\": 1, \"result\": \"pass\","
 	" \"metadata\": \"case: validate\\ndefinition: lava\\nresult: pass\\n\"},"
-	"{\"id\": 2, \"name\": \"login-ssh\", \"suite\": \"lava\", \"result\": \"fail\","
+	"{\"id\": 2, \"name\": \"login-ssh\", \"suite\": 1, \"result\": \"fail\","
 	" \"metadata\": \"case: login-ssh\\ndefinition: lava\\nresult: fail\\n\"},"
-	"{\"id\": 3, \"name\": \"job\", \"suite\": \"lava\", \"result\": \"fail\","
+	"{\"id\": 3, \"name\": \"job\", \"suite\": 1, \"result\": \"fail\","
 	" \"metadata\": \"case: job\\ndefinition: lava\\nerror_msg: 'Connection closed'\\n"
 	"error_type: Infrastructure\\nresult: fail\\n\"}]}";
 
@@ -105,6 +105,8 @@ static void test_endings_are_classified(void **state)
 		{ "Incomplete", "Job", "", LAVA_REFUSED },
 		{ "Incomplete", "Configuration", "", LAVA_REFUSED },
 		{ "Incomplete", "LAVATimeout", "lava-test-shell", LAVA_HANG },
+		{ "Incomplete", "Test", "lava-test-retry", LAVA_HANG },
+		{ "Incomplete", "Test", "", LAVA_REFUSED },
 		{ "Incomplete", "LAVATimeout", "auto-login-action", LAVA_INFRA },
 	};
 
@@ -162,6 +164,86 @@ static void test_output_of_a_cut_job(void **state)
 	lava_output_free(&output);
 }
 
+
+/* ---- answers recorded from a real LAVA 2023.01 (tests/data/lava/README.md) ---------------- */
+
+static char *recorded(const char *name)
+{
+	char path[256];
+	char *text;
+
+	snprintf(path, sizeof(path), "tests/data/lava/%s", name);
+	text = files_read_text(path);
+	if (!text)
+		fail_msg("%s is missing", path);
+	return text;
+}
+
+static void test_recorded_complete_job(void **state)
+{
+	char *job = recorded("job-complete.json"), *tests = recorded("tests-complete.json");
+	char *log = recorded("logs-complete.yaml");
+	struct lava_job_state status;
+	struct lava_job_error why;
+	struct lava_output output;
+	char error[256];
+
+	(void)state;
+	assert_int_equal(lava_job_state_parse(job, &status, error, sizeof(error)), 0);
+	assert_int_equal(status.phase, LAVA_JOB_FINISHED);
+	assert_string_equal(status.health, "Complete");
+	assert_true(status.device[0] != '\0');
+	/* LAVA's own "job" case passed: found, and no error type */
+	assert_int_equal(lava_job_error_parse(tests, &why), 0);
+	assert_string_equal(why.type, "");
+	assert_int_equal(lava_classify(&status, &why), LAVA_RAN);
+	assert_int_equal(lava_output_parse(log, &output, error, sizeof(error)), 0);
+	assert_true(output.lines > 0);
+	assert_non_null(strstr(output.console, "KTAP version 1\n"));
+	assert_null(output.ktap);		/* the probe job has no rackbisect markers */
+	lava_output_free(&output);
+	free(job);
+	free(tests);
+	free(log);
+}
+
+
+/* Incomplete for the lab (the device's sshd gone), the test shell out of
+ * time, and canceled, as LAVA really said them. */
+static void test_recorded_endings(void **state)
+{
+	static const struct {
+		const char *job, *tests, *type;
+		enum lava_verdict verdict;
+	} cases[] = {
+		{ "job-incomplete.json", "tests-incomplete.json", "Infrastructure", LAVA_INFRA },
+		{ "job-timeout.json", "tests-timeout.json", "Test", LAVA_HANG },
+	};
+	struct lava_job_state status;
+	struct lava_job_error why;
+	char error[256], *job;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *tests = recorded(cases[i].tests);
+
+		job = recorded(cases[i].job);
+		assert_int_equal(lava_job_state_parse(job, &status, error, sizeof(error)), 0);
+		assert_string_equal(status.health, "Incomplete");
+		assert_int_equal(lava_job_error_parse(tests, &why), 0);
+		assert_string_equal(why.type, cases[i].type);
+		assert_true(why.message[0] != '\0');
+		if (lava_classify(&status, &why) != cases[i].verdict)
+			fail_msg("%s: %s / %s / %s", cases[i].job, why.type, why.action, why.message);
+		free(job);
+		free(tests);
+	}
+	job = recorded("job-canceled.json");
+	assert_int_equal(lava_job_state_parse(job, &status, error, sizeof(error)), 0);
+	assert_int_equal(lava_classify(&status, NULL), LAVA_INFRA);
+	free(job);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +252,8 @@ int main(void)
 		cmocka_unit_test(test_endings_are_classified),
 		cmocka_unit_test(test_output_is_cut_at_the_markers),
 		cmocka_unit_test(test_output_of_a_cut_job),
+		cmocka_unit_test(test_recorded_complete_job),
+		cmocka_unit_test(test_recorded_endings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
