@@ -6,12 +6,15 @@
 #   lava_install                 install the Debian packages if missing
 #   lava_start WORKDIR           private PostgreSQL + LAVA web/REST + scheduler
 #                                + publisher + worker; exports LAVA_URL,
-#                                LAVA_TOKEN, LAVA_USER, LAVA_*_PID, LAVA_PIDS
+#                                LAVA_TOKEN, LAVA_USER (superuser; LAVA_PASSWORD),
+#                                LAVA_WORKDIR, LAVA_{PG,PUBLISHER,GUNICORN,
+#                                SCHEDULER,WORKER}_PID and LAVA_PIDS
+#   lava_api METHOD PATH [curl args]   authenticated REST call (body on stdout)
 #   lava_add_ssh_device NAME HOST PORT USER IDENTITY_FILE
 #   lava_stop [WORKDIR]          stop (by PID) everything lava_start started
 # Callers should `trap lava_stop EXIT` right after sourcing.
 #
-# Design notes (what was found while building this, Debian 12, Dec 2025):
+# Design notes (what was found while building this on Debian 12):
 # * No systemd: every daemon is started here, each with `setsid` so that it
 #   leads its own process group (the recorded PID is the daemon itself, and
 #   lava_stop can also reap its children - gunicorn workers, lava-run - by
@@ -44,9 +47,15 @@
 # * PostgreSQL listens on NO TCP port: unix socket in WORKDIR/pgsock (port
 #   number 5417 only names the socket file), scram password for lavaserver.
 #   fsync is off: the cluster is thrown away.
-# * Outside WORKDIR the only things touched are: the packages, /run/sshd by
-#   lava_probe.sh (sshd privilege separation dir), and on the "DUT" side LAVA
-#   ssh jobs unpack their overlay into /lava-<jobid> (lava_probe.sh removes it).
+# * Outside WORKDIR the only things touched are: the packages (their postinst
+#   creates user lavaserver, /etc/lava-server/settings.d/00-secret-key.yaml,
+#   /var/lib/lava-server, /var/log/lava-server and enables - but cannot start -
+#   systemd units), lava-run's per-job scratch dir /var/lib/lava/dispatcher/tmp/<id>
+#   (hard-coded, removed by lava-run at job end), /run/sshd (lava_probe.sh), and
+#   on the "DUT" side LAVA ssh jobs unpack their overlay into /lava-<jobid>
+#   (lava_probe.sh removes it: the DUT is this machine).
+# * Every daemon gets its PID recorded with its start time in WORKDIR/pids;
+#   lava_stop only signals a PID whose start time still matches.
 
 LAVA_ADDR=${LAVA_ADDR:-127.77.17.1}
 LAVA_HTTP_PORT=${LAVA_HTTP_PORT:-8017}
@@ -55,7 +64,6 @@ LAVA_EVENT_PORT=${LAVA_EVENT_PORT:-5517}
 LAVA_PG_PORT=${LAVA_PG_PORT:-5417}
 LAVA_USER=${LAVA_USER:-rbtest}
 LAVA_WORKER_NAME=${LAVA_WORKER_NAME:-rbworker}
-LAVA_START_TIMEOUT=${LAVA_START_TIMEOUT:-180}
 LAVA_PACKAGES="lava-server lava-dispatcher"
 LAVA_BASE_PACKAGES="postgresql openssh-server openssh-client curl python3"
 
@@ -82,45 +90,55 @@ _lava_missing_packages() {
 	done
 }
 
+# shellcheck disable=SC2086 # the package lists are meant to be split
 lava_install() {
-	local t0=$SECONDS missing_base missing_lava made_policy= rc=0
+	local t0=$SECONDS missing_base missing_lava made_policy='' rc=0 log
 	missing_base=$(_lava_missing_packages $LAVA_BASE_PACKAGES)
 	missing_lava=$(_lava_missing_packages $LAVA_PACKAGES)
 	if [ -z "$missing_base$missing_lava" ] && [ -z "$(dpkg --audit 2>/dev/null)" ]; then
 		echo "# lava packages already installed"
 		return 0
 	fi
+	log=$(mktemp /tmp/rb-lava-install.XXXXXX.log)
 	# Package scripts must not start services: with no policy-rc.d,
-	# postgresql's postinst would start the system cluster via invoke-rc.d.
+	# postgresql's postinst would start the system cluster, and uuid-runtime
+	# and mdadm (pulled in by lava-dispatcher) their daemons, via invoke-rc.d.
 	if [ ! -e /usr/sbin/policy-rc.d ]; then
 		printf '#!/bin/sh\n# temporary, rackbisect lava_install\nexit 101\n' >/usr/sbin/policy-rc.d
 		chmod 755 /usr/sbin/policy-rc.d
 		made_policy=1
 	fi
-	export DEBIAN_FRONTEND=noninteractive
-	local apt=(apt-get install -y --no-install-recommends -o Dpkg::Options::=--force-confold)
-	if [ -n "$missing_base$missing_lava" ] && ! apt-cache show lava-server >/dev/null 2>&1; then
-		apt-get update -q >/dev/null || rc=1
-	fi
-	if [ -n "$missing_base" ] && [ $rc = 0 ]; then
+	local DEBIAN_FRONTEND=noninteractive
+	export DEBIAN_FRONTEND
+	local apt=(apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout=300
+		-o Dpkg::Options::=--force-confold)
+	# --no-install-recommends: lava-server recommends apache2 and
+	# lava-dispatcher recommends qemu, nfs, tftpd, lxc, ... - none needed.
+	_lava_apt() { # try with the current lists, then once more after an update
+		"${apt[@]}" "$@" >>"$log" 2>&1 && return 0
+		apt-get update -q -o DPkg::Lock::Timeout=300 >>"$log" 2>&1 || return 1
+		"${apt[@]}" "$@" >>"$log" 2>&1
+	}
+	if [ -n "$missing_base" ]; then
 		# shellcheck disable=SC2086
-		"${apt[@]}" $missing_base || rc=1
+		_lava_apt $missing_base || rc=1
 	fi
-	if [ $rc = 0 ]; then
+	if [ $rc = 0 ] && [ -n "$missing_lava" ]; then
 		# PGHOST/PGPORT point at nothing so lava-server's postinst sees "no
 		# PostgreSQL" even if a system cluster runs, and never touches it.
-		PGHOST=/nonexistent PGPORT=1 "${apt[@]}" $LAVA_PACKAGES || rc=1
+		PGHOST=/nonexistent PGPORT=1 _lava_apt $LAVA_PACKAGES || rc=1
 	fi
 	# Half-configured packages (e.g. an earlier interrupted install): retry.
 	if [ -n "$(dpkg --audit 2>/dev/null)" ]; then
-		PGHOST=/nonexistent PGPORT=1 dpkg --configure -a || rc=1
+		PGHOST=/nonexistent PGPORT=1 dpkg --configure -a >>"$log" 2>&1 || rc=1
 	fi
 	if [ -n "$made_policy" ]; then rm -f /usr/sbin/policy-rc.d; fi
-	unset DEBIAN_FRONTEND
 	if [ $rc != 0 ] || [ -n "$(_lava_missing_packages $LAVA_BASE_PACKAGES $LAVA_PACKAGES)" ]; then
-		_lava_log "package installation failed"
+		tail -n 40 "$log" >&2
+		_lava_log "package installation failed, full log: $log"
 		return 1
 	fi
+	rm -f "$log"
 	echo "# lava packages installed in $((SECONDS - t0)) s"
 }
 
@@ -151,7 +169,18 @@ _lava_spawn() {
 	export "LAVA_${name}_PID"
 	LAVA_PIDS="$LAVA_PIDS $pid"
 	export LAVA_PIDS
-	echo "$name $pid" >>"$LAVA_WORKDIR/pids"
+	echo "$name $pid $(_lava_starttime "$pid")" >>"$LAVA_WORKDIR/pids"
+}
+
+# Start time (clock ticks since boot) of a PID: with the PID it identifies
+# the process even if the PID is later reused.
+_lava_starttime() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return 0; }
+	s=${s##*) }
+	# shellcheck disable=SC2086
+	set -- $s
+	echo "${20}"
 }
 
 _lava_alive() { kill -0 "$1" 2>/dev/null; }
@@ -166,6 +195,8 @@ lava_start() {
 	mkdir -p "$W" || return 1
 	W=$(cd "$W" && pwd)
 	export LAVA_WORKDIR=$W
+	# A previous instance in this WORKDIR still running? Stop it first.
+	lava_stop "$W"
 	LAVA_PIDS=
 	: >"$W/pids"
 	# The daemons run as postgres / lavaserver and must traverse WORKDIR.
@@ -189,7 +220,7 @@ lava_start() {
 	chown lavaserver:lavaserver "$W/logs" "$W/logs/django.log"
 
 	# ---- PostgreSQL: private cluster, unix socket only -------------------
-	pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)
+	pgbin=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -n1)
 	[ -x "$pgbin/initdb" ] || { _lava_log "no PostgreSQL server binaries"; return 1; }
 	runuser -u postgres -- "$pgbin/initdb" -D "$W/pg/data" -U postgres \
 		-E UTF8 --locale=C.UTF-8 --auth-local=peer --auth-host=reject \
@@ -378,9 +409,11 @@ _lava_stop_pids() {
 lava_stop() {
 	local W=${1:-${LAVA_WORKDIR:-}}
 	[ -n "$W" ] && [ -f "$W/pids" ] || return 0
-	local name pid lava=() pg=()
-	while read -r name pid; do
+	local name pid start lava=() pg=()
+	while read -r name pid start; do
 		[ -n "$pid" ] || continue
+		# Only a process that is still the one we started (PID + start time).
+		[ "$(_lava_starttime "$pid")" = "$start" ] || continue
 		if [ "$name" = PG ]; then pg+=("$name:$pid"); else lava+=("$name:$pid"); fi
 	done <"$W/pids"
 	# LAVA daemons first (in parallel: the publisher alone takes ~5 s to

@@ -153,9 +153,23 @@ actions:
           - 'echo "ok 3 ath9k_scan # SKIP no AR9xxx card"'
           - uname -r
 EOF
-# An invalid one: no device_type, unknown deploy method.
+# Rejected at submission: no device_type.
 cat >"$OUT/job-invalid.yaml" <<'EOF'
 job_name: rackbisect lava probe - invalid
+timeouts:
+  job:
+    minutes: 10
+priority: medium
+visibility: public
+actions:
+- deploy:
+    to: ssh
+EOF
+# Schema-invalid (unknown deploy method) but with a device_type: the
+# validate endpoint rejects it, yet POST /jobs/ accepts it (201).
+cat >"$OUT/job-schema-invalid.yaml" <<'EOF'
+device_type: ssh
+job_name: rackbisect lava probe - schema invalid
 timeouts:
   job:
     minutes: 10
@@ -182,8 +196,7 @@ api_save() {
 	echo "$code"
 }
 
-declare -A STATUS
-record() { STATUS[$1]=$2; printf '%-28s HTTP %s  %s %s\n' "$1" "$2" "$3" "$4" >>"$W/status.txt"; }
+record() { printf '%-28s HTTP %s  %s %s\n' "$1" "$2" "$3" "$4" >>"$W/status.txt"; }
 : >"$W/status.txt"
 
 # wait_job ID: poll the job until state Finished (bounded); echo seconds.
@@ -211,7 +224,7 @@ submit() { # submit YAML OUTFILE -> prints job id (or nothing)
 defjson "$OUT/job-ssh.yaml" >"$W/v1.json"
 c=$(api_save POST /api/v0.2/jobs/validate/ "$OUT/validate-valid.json" "$W/v1.json")
 record validate-valid.json "$c" POST /api/v0.2/jobs/validate/
-defjson "$OUT/job-invalid.yaml" >"$W/v2.json"
+defjson "$OUT/job-schema-invalid.yaml" >"$W/v2.json"
 c=$(api_save POST /api/v0.2/jobs/validate/ "$OUT/validate-invalid.json" "$W/v2.json")
 record validate-invalid.json "$c" POST /api/v0.2/jobs/validate/
 
@@ -227,15 +240,71 @@ for pair in "/:job-complete.json" "/tests/:tests-complete.json" "/suites/:suites
 	c=$(api_save GET "/api/v0.2/jobs/$id${pair%%:*}" "$OUT/${pair#*:}")
 	record "${pair#*:}" "$c" GET "/api/v0.2/jobs/$id${pair%%:*}"
 done
+# pagination of the nested tests listing (limit/offset, ordering by id)
+c=$(api_save GET "/api/v0.2/jobs/$id/tests/?limit=3&offset=3&ordering=id" "$OUT/tests-complete-page2.json")
+record tests-complete-page2.json "$c" GET "/api/v0.2/jobs/$id/tests/?limit=3&offset=3&ordering=id"
+c=$(api_save GET "/api/v0.2/jobs/$id/tests/?result=fail" "$OUT/tests-complete-fail.json")
+record tests-complete-fail.json "$c" GET "/api/v0.2/jobs/$id/tests/?result=fail"
 health=$(json_get health <"$OUT/job-complete.json")
 say "job $id: Finished/$health in ${T_JOB}s"
 [ "$health" = Complete ] || { tail -n 40 "$OUT/logs-complete.yaml" >&2; fail "job $id health $health"; }
 grep -q '"name": "rb-power"' "$OUT/tests-complete.json" || fail "rb-power missing from tests"
 grep -q '"measurement": "12.5' "$OUT/tests-complete.json" || fail "measurement missing"
 
+# ---- 1b: a job canceled while running -------------------------------------------
+sed -e 's/^job_name: .*/job_name: rackbisect lava probe - canceled/' \
+	-e 's/^          - uname -r$/          - sleep 90/' "$OUT/job-ssh.yaml" >"$OUT/job-cancel.yaml"
+grep -q 'sleep 90' "$OUT/job-cancel.yaml" || fail "job-cancel.yaml"
+idc=$(submit "$OUT/job-cancel.yaml" "$W/submit-c.json") || fail "submit job-cancel.yaml"
+JOB_IDS+=("$idc")
+# wait until the test shell runs on the board (its log shows the sleep), bounded
+deadline=$((SECONDS + JOB_TIMEOUT))
+until lava_api GET "/api/v0.2/jobs/$idc/logs/" | grep -q '+ sleep 90'; do
+	((SECONDS < deadline)) || fail "job $idc never reached its sleep step"
+	sleep 0.5
+done
+c=$(api_save GET "/api/v0.2/jobs/$idc/" "$OUT/job-running.json")
+record job-running.json "$c" GET "/api/v0.2/jobs/$idc/ (while running)"
+c=$(api_save GET "/api/v0.2/jobs/$idc/cancel/" "$OUT/cancel-response.json")
+record cancel-response.json "$c" GET "/api/v0.2/jobs/$idc/cancel/"
+T_JOBC=$(wait_job "$idc")
+c=$(api_save GET "/api/v0.2/jobs/$idc/" "$OUT/job-canceled.json")
+record job-canceled.json "$c" GET "/api/v0.2/jobs/$idc/"
+healthc=$(json_get health <"$OUT/job-canceled.json")
+say "job $idc: Finished/$healthc ${T_JOBC}s after cancel"
+[ "$healthc" = Canceled ] || fail "job $idc health $healthc, expected Canceled"
+
+# ---- 1c: a job whose test action times out (error on the job side) -----------
+sed -e 's/^job_name: .*/job_name: rackbisect lava probe - test timeout/' \
+	-e 's/^          - uname -r$/          - sleep 90/' \
+	-e 's/^      minutes: 5$/      seconds: 10/' "$OUT/job-ssh.yaml" >"$OUT/job-timeout.yaml"
+grep -q 'seconds: 10' "$OUT/job-timeout.yaml" || fail "job-timeout.yaml"
+idt=$(submit "$OUT/job-timeout.yaml" "$W/submit-t.json") || fail "submit job-timeout.yaml"
+JOB_IDS+=("$idt")
+T_JOBT=$(wait_job "$idt")
+c=$(api_save GET "/api/v0.2/jobs/$idt/" "$OUT/job-timeout.json")
+record job-timeout.json "$c" GET "/api/v0.2/jobs/$idt/"
+c=$(api_save GET "/api/v0.2/jobs/$idt/tests/" "$OUT/tests-timeout.json")
+record tests-timeout.json "$c" GET "/api/v0.2/jobs/$idt/tests/"
+healtht=$(json_get health <"$OUT/job-timeout.json")
+say "job $idt: Finished/$healtht in ${T_JOBT}s (test timeout)"
+[ "$healtht" = Incomplete ] || fail "job $idt health $healtht, expected Incomplete"
+
+# ---- 1d: the schema-invalid definition, submitted anyway ------------------------
+ids=$(submit "$OUT/job-schema-invalid.yaml" "$OUT/submit-schema-invalid.json") ||
+	fail "submit job-schema-invalid.yaml"
+JOB_IDS+=("$ids")
+T_JOBS=$(wait_job "$ids")
+c=$(api_save GET "/api/v0.2/jobs/$ids/" "$OUT/job-schema-invalid.json")
+record job-schema-invalid.json "$c" GET "/api/v0.2/jobs/$ids/"
+c=$(api_save GET "/api/v0.2/jobs/$ids/tests/" "$OUT/tests-schema-invalid.json")
+record tests-schema-invalid.json "$c" GET "/api/v0.2/jobs/$ids/tests/"
+c=$(api_save GET "/api/v0.2/jobs/$ids/logs/" "$OUT/logs-schema-invalid.yaml")
+record logs-schema-invalid.yaml "$c" GET "/api/v0.2/jobs/$ids/logs/"
+say "job $ids: Finished/$(json_get health <"$OUT/job-schema-invalid.json") in ${T_JOBS}s (schema-invalid definition)"
+
 # ---- 2: a job that fails for an infrastructure reason (board unreachable) -----
 _lava_stop_pids TERM "SSHD:$SSHD_PID"; SSHD_PID=
-T3=$SECONDS
 id2=$(submit "$OUT/job-ssh.yaml" "$W/submit-2.json") || fail "submit 2"
 JOB_IDS+=("$id2")
 T_JOB2=$(wait_job "$id2")
@@ -256,6 +325,15 @@ defjson "$OUT/job-invalid.yaml" >"$W/inv.json"
 c=$(api_save POST /api/v0.2/jobs/ "$OUT/submit-invalid.json" "$W/inv.json")
 record submit-invalid.json "$c" POST /api/v0.2/jobs/
 [ "${c:0:1}" = 4 ] || fail "invalid submission got HTTP $c"
+printf '{"definition": "device_type: [ssh\\njob_name: x\\n"}' >"$W/badyaml.json"
+c=$(api_save POST /api/v0.2/jobs/ "$OUT/submit-bad-yaml.json" "$W/badyaml.json")
+record submit-bad-yaml.json "$c" "POST /api/v0.2/jobs/" "(definition is not YAML)"
+sed 's/^device_type: .*/device_type: no-such-type/' "$OUT/job-ssh.yaml" >"$W/nodt.yaml"
+defjson "$W/nodt.yaml" >"$W/nodt.json"
+c=$(api_save POST /api/v0.2/jobs/ "$OUT/submit-unknown-device-type.json" "$W/nodt.json")
+record submit-unknown-device-type.json "$c" "POST /api/v0.2/jobs/" "(device_type: no-such-type)"
+c=$(api_save GET /api/v0.2/jobs/999999/ "$OUT/job-not-found.json")
+record job-not-found.json "$c" GET /api/v0.2/jobs/999999/
 c=$(LAVA_TOKEN=not-a-token api_save POST /api/v0.2/jobs/ "$OUT/submit-badtoken.json" "$W/v1.json")
 record submit-badtoken.json "$c" POST "/api/v0.2/jobs/ (Authorization: Token not-a-token)"
 c=$(api_save GET "/api/v0.2/jobs/?limit=1&ordering=-id" "$OUT/jobs-list-limit1.json")
@@ -271,9 +349,10 @@ done
 
 {
 	echo "recorded: $(date -u +%Y-%m-%dT%H:%M:%SZ) by tests/integration/lava_probe.sh"
-	echo "lava: $(lava_api GET /api/v0.2/system/version/) (Debian packages: $(dpkg-query -W -f='${Package} ${Version}, ' lava-server lava-dispatcher postgresql-15))"
-	echo "jobs: complete=$id incomplete=$id2"
-	echo "timings: install ${T_INSTALL}s, lava_start ${T_START}s, job1 submit-to-Finished ${T_JOB_TOTAL}s (poll ${T_JOB}s), job2 (incomplete) ${T_JOB2}s"
+	echo "lava: GET /api/v0.2/system/version/ -> $(lava_api GET /api/v0.2/system/version/)"
+	echo "debian packages: $(dpkg-query -W -f='${Package} ${Version}  ' lava-server lava-dispatcher postgresql-15 openssh-server)"
+	echo "jobs: complete=$id canceled=$idc test-timeout=$idt schema-invalid=$ids infrastructure-incomplete=$id2"
+	echo "timings: install ${T_INSTALL}s, lava_start ${T_START}s, complete job submit-to-Finished ${T_JOB_TOTAL}s, cancel-to-Finished ${T_JOBC}s, test-timeout job ${T_JOBT}s, schema-invalid job ${T_JOBS}s, infrastructure-incomplete job submit-to-Finished ${T_JOB2}s"
 	echo "HTTP statuses:"
 	cat "$W/status.txt"
 } >"$OUT/probe-run.txt"

@@ -1,0 +1,140 @@
+#!/bin/bash
+# lane: own
+# A lab of type lava (issue 8) against a real LAVA: Debian's lava-server and
+# lava-dispatcher, set up and started here (tests/integration/lava_env.sh:
+# a private PostgreSQL, LAVA's web server, scheduler, publisher and a
+# worker, all on 127.77.17.1, stopped by PID after). A device of LAVA's
+# `ssh` type points at a virtual board's real sshd; `rackbisect run` turns
+# each run into a LAVA job, follows it through LAVA's queue, reads its
+# results and log back, and judges them as any run. A board whose sshd is
+# gone makes LAVA end the job Incomplete (Infrastructure): INFRA, retried.
+#
+# Prints "ok N - ..." / "not ok N - ..."; every wait is on an event with a timeout.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/integration/lib.sh"
+. "$root/tests/integration/lava_env.sh"
+rb=$(rackbisect_under_test "$root")
+vlab=$(vlab_under_test "$root")
+work=$(mktemp -d /tmp/rackbisect-lava-test-XXXXXX)
+chmod 0755 "$work"	# LAVA's PostgreSQL (user postgres) keeps its cluster under it
+state=$work/state
+vlab_file=$work/virtual.yaml
+lava_lab=$work/lava-lab.yaml
+
+cleanup() {
+	"$rb" lab down "$vlab_file" --state "$state" >/dev/null 2>&1
+	lava_stop "$work/lava" >/dev/null 2>&1
+	# LAVA's ssh deploy unpacks each job's overlay at the device's /: a
+	# virtual board shares this machine's root, so its jobs' go here
+	for id in $(cat "$work/job-ids" 2>/dev/null); do rm -rf "/lava-$id" "/lava-$id"-overlay-*.tar.gz; done
+	[ -n "${RACKBISECT_KEEP_TEST:-}" ] && echo "# kept $work" || rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+started=$SECONDS
+lava_install >"$work/install.log" 2>&1
+check "LAVA's Debian packages are installed ($(tail -n 1 "$work/install.log" | tr -d '#'))" test $? -eq 0
+lava_start "$work/lava" >"$work/start.log" 2>&1
+check "LAVA is up: database, web server, scheduler, worker" test $? -eq 0
+echo "# LAVA set up in $((SECONDS - started)) s"
+
+cat >"$vlab_file" <<'YAML'
+name: lavaboards
+type: virtual
+boards:
+  - name: lv01
+    chip: ar9285
+    transport: {host: 127.77.17.11, port: 2222}
+    console: {driver: virtual, port: 7000}
+    boot: {driver: virtual, fallback: 3.3.0-lab-fallback}
+    seed: 1
+YAML
+"$rb" lab up "$vlab_file" --state "$state" >"$work/up.out" 2>&1
+check "the virtual board LAVA will drive is up" test $? -eq 0
+key=$state/labs/lavaboards/id_ed25519
+lava_add_ssh_device lava-lv01 127.77.17.11 2222 root "$key" >"$work/device.log" 2>&1
+check "LAVA has a device of type ssh pointing at the board's sshd" test $? -eq 0
+
+cat >"$lava_lab" <<YAML
+name: lavalab
+type: lava
+lava:
+  url: $LAVA_URL
+  token_env: RB_LAVA_TOKEN
+  priority: medium
+  timeouts: {job: 600, queue: 300}
+boards:
+  - name: la01
+    chip: ar9285
+    lava: {device_type: ssh}
+YAML
+cat >"$work/job.yaml" <<'YAML'
+name: lava-w4
+boards: all
+workloads:
+  - name: W4
+    parameters: {cycles: 3, down-time: 1}
+    timeout: 300
+symptoms:
+  - name: not-associated
+    metric: failed_not_associated
+    compare: ">"
+    threshold: 0
+YAML
+"$vlab" make-tree --scenario stable-3.3.1 --seed 1 --out "$work/tree" --truth "$work/truth.json" \
+	>"$work/tree.out" 2>&1
+
+started=$SECONDS
+RB_LAVA_TOKEN=$LAVA_TOKEN timeout 600 "$rb" run "$work/job.yaml" --lab "$lava_lab" \
+	--state "$state" --tree "$work/tree" --commit v3.3 >"$work/run.out" 2>"$work/run.err"
+status=$?
+echo "# rackbisect run through LAVA took $((SECONDS - started)) s"
+grep -h '^job ' "$state"/runs/*/lava.txt 2>/dev/null | cut -d' ' -f2 >>"$work/job-ids"
+check "rackbisect run through LAVA: exit 0, W4 PASS on la01" \
+	bash -c "[ $status -eq 0 ] && grep -qE '^la01 +ar9285 +PASS *$' '$work/run.out'"
+check "... the run followed the job through LAVA's queue" contains "$work/run.err" "event=lava-submitted"
+check "... and saw it run on LAVA's device" contains "$work/run.err" "event=lava-running.*lava-lv01"
+run_dir=$(dirname "$(ls "$state"/runs/*/lava.txt | head -n 1)")
+check "... the run keeps the job it sent (job.yaml) and LAVA's job id (lava.txt)" \
+	bash -c "grep -q '^device_type: ssh' '$run_dir/job.yaml' && grep -q '^job [0-9]' '$run_dir/lava.txt'"
+check "... the workload's KTAP came back from LAVA's log" grep -q '^ok ' "$run_dir/output.ktap"
+check "... so did the board's kernel log" test -s "$run_dir/dmesg.log"
+job_id=$(sed -n 's/^job //p' "$run_dir/lava.txt")
+lava_api GET "/api/v0.2/jobs/$job_id/tests/?limit=100" >"$work/tests.json" 2>&1
+check "LAVA holds the workload's KTAP results and metrics as test cases" \
+	python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))["results"]
+names = {t["name"]: t for t in r}
+assert any(n.startswith("metric-") and t["measurement"] is not None for n, t in names.items()), names
+assert any(t["result"] == "pass" and not n.startswith("metric-") and t["metadata"].find("definition: lava\n") < 0 for n, t in names.items()), names' "$work/tests.json"
+python3 -c 'import json,sys; print(json.dumps({"definition": open(sys.argv[1]).read()}))' \
+	"$run_dir/job.yaml" >"$work/validate.json"
+curl -fsS -H 'Content-Type: application/json' --data @"$work/validate.json" \
+	"$LAVA_URL/api/v0.2/jobs/validate/" >"$work/validate.out" 2>&1
+check "LAVA's own validator calls the job rackbisect wrote valid" grep -q '"Job valid."' "$work/validate.out"
+check "the token is in no log or file of the run" \
+	bash -c "! grep -rqF -- \"\$1\" '$state/runs' '$work/run.out' '$work/run.err'" sh "$LAVA_TOKEN"
+
+# The board's sshd gone: LAVA cannot reach its device, the job ends
+# Incomplete with an Infrastructure error, and the run is INFRA (retried).
+"$vlab" power --lab "$vlab_file" --state "$state" lv01 off >"$work/off.out" 2>&1
+RB_LAVA_TOKEN=$LAVA_TOKEN timeout 900 "$rb" run "$work/job.yaml" --lab "$lava_lab" \
+	--state "$state" --tree "$work/tree" --commit v3.3 >"$work/infra.out" 2>"$work/infra.err"
+status=$?
+grep -h '^job ' "$state"/runs/*/lava.txt 2>/dev/null | cut -d' ' -f2 >>"$work/job-ids"
+check "an unreachable device: rackbisect run exits 3 (lab trouble)" test "$status" -eq 3
+check "... the runs are INFRA, naming LAVA's job and its Infrastructure error" \
+	bash -c "grep -q 'INFRA' '$work/infra.out' && grep -q 'LAVA job [0-9]* on lava-lv01 ended Incomplete (Infrastructure error)' '$work/infra.out' '$work/infra.err'"
+check "... and were retried" bash -c "[ \$(grep -c 'event=lava-submitted' '$work/infra.err') -ge 2 ]"
+
+bad_lab=$work/bad-token.yaml
+sed 's/token_env: RB_LAVA_TOKEN/token_env: RB_NO_SUCH_TOKEN/' "$lava_lab" >"$bad_lab"
+"$rb" run "$work/job.yaml" --lab "$bad_lab" --state "$state" --tree "$work/tree" --commit v3.3 \
+	>"$work/notoken.out" 2>&1
+check "no token: exit 2, saying which variable to set" \
+	bash -c "[ $? -eq 2 ] && grep -q 'RB_NO_SUCH_TOKEN (lava token_env) is not set' '$work/notoken.out'"
+
+exit $((failures > 0))
