@@ -73,6 +73,10 @@ struct run_report {
 	/* the board's host key is not the one known_hosts holds: retrying or
 	 * power cycling cannot help, a person must check it (lab trust) */
 	bool host_key_refused;
+	/* INFRA that no retry can mend, on this board or another: the lab
+	 * refused the run itself (LAVA would not take or run the job it was
+	 * sent); a person must look at the job or the lab's set-up */
+	bool retry_cannot_help;
 };
 
 struct run;

@@ -229,9 +229,9 @@ static void on_run_done(const struct run_report *report, void *data)
 	if (board && report->host_key_refused) {
 		refuse_board(scheduler, board);
 		retarget_or_give_up(scheduler, cell, board, "host key refused");
-	} else if (report->outcome != VERDICT_INFRA || !board) {
+	} else if (report->outcome != VERDICT_INFRA || !board || report->retry_cannot_help) {
 		if (board && report->outcome != VERDICT_SKIP)
-			board->consecutive_infra = 0;
+			board->consecutive_infra = 0;	/* a refused job is not the board's fault */
 		complete_cell(scheduler, cell);
 	} else {
 		board->consecutive_infra++;

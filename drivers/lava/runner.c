@@ -200,6 +200,7 @@ static void conclude(struct lava_run *run)
 		run->hang = VERDICT_HANG_KERNEL_UNDER_TEST;
 		return finish(run);
 	case LAVA_REFUSED:
+		run->report.retry_cannot_help = true;
 		return lab_trouble(run, "LAVA job %ld was refused (%s error: %s): fix the job or "
 				   "the lab's LAVA set-up; see %s/job.yaml", run->job_id,
 				   run->why.type, why, run->dir);
@@ -348,8 +349,13 @@ static void on_submitted(const struct lava_answer *answer, void *data)
 	run->pending--;
 	if (run->finished || client_gone(run, answer))
 		return free_if_done(run);
-	if (answer->status)
+	if (answer->status) {
+		/* refused (400: the job, its device type; 403: the token): sending it
+		 * again, here or on another board, gets the same answer */
+		run->report.retry_cannot_help = answer->status == -EINVAL ||
+						answer->status == -EACCES;
 		return lab_trouble(run, "%s (the job: %s/job.yaml)", answer->error_text, run->dir);
+	}
 	run->job_id = answer->job_id;
 	run->submitted_ms = uv_now(run->options.environment->loop);
 	snprintf(text, sizeof(text), "job %ld\n%s/scheduler/job/%ld\n", run->job_id,

@@ -11,8 +11,8 @@
  * A Complete job is judged on its KTAP and kernel log like an SSH run; the
  * other endings are INFRA (the scheduler retries it elsewhere), FAIL(hang)
  * for a test shell that stopped answering, or INFRA saying LAVA refused the
- * job (a person must look: the scheduler does not retry a refusal any
- * differently yet). A build that failed never reaches LAVA: SKIP.
+ * job or the token (INFRA that is not retried: report.retry_cannot_help;
+ * a person must look). A build that failed never reaches LAVA: SKIP.
  */
 #ifndef RB_LAVA_RUNNER_H
 #define RB_LAVA_RUNNER_H

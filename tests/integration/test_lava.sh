@@ -7,7 +7,8 @@
 # `ssh` type points at a virtual board's real sshd; `rackbisect run` turns
 # each run into a LAVA job, follows it through LAVA's queue, reads its
 # results and log back, and judges them as any run. A board whose sshd is
-# gone makes LAVA end the job Incomplete (Infrastructure): INFRA, retried.
+# gone makes LAVA end the job Incomplete (Infrastructure): INFRA, retried; a
+# job LAVA refuses is INFRA too, and not retried.
 #
 # Prints "ok N - ..." / "not ok N - ..."; every wait is on an event with a timeout.
 set -u
@@ -129,6 +130,16 @@ check "an unreachable device: rackbisect run exits 3 (lab trouble)" test "$statu
 check "... the runs are INFRA, naming LAVA's job and its Infrastructure error" \
 	bash -c "grep -q 'INFRA' '$work/infra.out' && grep -q 'LAVA job [0-9]* on lava-lv01 ended Incomplete (Infrastructure error)' '$work/infra.out' '$work/infra.err'"
 check "... and were retried" bash -c "[ \$(grep -c 'event=lava-submitted' '$work/infra.err') -ge 2 ]"
+
+# A job LAVA refuses (no device of its type): INFRA naming LAVA's reason,
+# and not sent again, here or elsewhere: no retry can mend it.
+sed 's/device_type: ssh/device_type: no-such-type/' "$lava_lab" >"$work/bad-type.yaml"
+RB_LAVA_TOKEN=$LAVA_TOKEN timeout 300 "$rb" run "$work/job.yaml" --lab "$work/bad-type.yaml" \
+	--state "$state" --tree "$work/tree" --commit v3.3 >"$work/refused.out" 2>"$work/refused.err"
+check "a job LAVA refuses: exit 3, naming LAVA's reason" \
+	bash -c "[ $? -eq 3 ] && grep -q \"Device type 'no-such-type' is unavailable\" '$work/refused.out'"
+check "... and it is not sent again (one run)" \
+	bash -c "[ \$(grep -c 'event=done' '$work/refused.err') -eq 1 ]"
 
 bad_lab=$work/bad-token.yaml
 sed 's/token_env: RB_LAVA_TOKEN/token_env: RB_NO_SUCH_TOKEN/' "$lava_lab" >"$bad_lab"
