@@ -30,21 +30,41 @@ struct config_location config_node_location(const struct config_loader *loader,
 	return where;
 }
 
-int config_fail_at(struct config_loader *loader, const yaml_node_t *node, const char *fmt, ...)
+static int fail_at_location(struct config_loader *loader, const struct config_location *at,
+			    const char *fmt, va_list args)
 {
 	char where[512];
-	struct config_location at = config_node_location(loader, node);
 	size_t used;
-	va_list args;
 
-	config_location_format(&at, where, sizeof(where));
+	config_location_format(at, where, sizeof(where));
 	used = (size_t)snprintf(loader->error, loader->error_len, "%s: ", where);
-	if (used < loader->error_len) {
-		va_start(args, fmt);
+	if (used < loader->error_len)
 		vsnprintf(loader->error + used, loader->error_len - used, fmt, args);
-		va_end(args);
-	}
 	return -EINVAL;
+}
+
+int config_fail_at(struct config_loader *loader, const yaml_node_t *node, const char *fmt, ...)
+{
+	struct config_location at = config_node_location(loader, node);
+	va_list args;
+	int rc;
+
+	va_start(args, fmt);
+	rc = fail_at_location(loader, &at, fmt, args);
+	va_end(args);
+	return rc;
+}
+
+int config_fail_at_location(struct config_loader *loader, const struct config_location *at,
+			    const char *fmt, ...)
+{
+	va_list args;
+	int rc;
+
+	va_start(args, fmt);
+	rc = fail_at_location(loader, at, fmt, args);
+	va_end(args);
+	return rc;
 }
 
 const char *config_scalar(const yaml_node_t *node)

@@ -8,33 +8,12 @@
 #include "config_yaml.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define DEFAULT_JOB_TIMEOUT 3600
 #define DEFAULT_QUEUE_TIMEOUT 86400
-
-static int fail_at(struct config_loader *loader, const struct config_location *where,
-		   const char *format, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail_at(struct config_loader *loader, const struct config_location *where,
-		   const char *format, ...)
-{
-	char location[512];
-	size_t used;
-	va_list args;
-
-	config_location_format(where, location, sizeof(location));
-	used = (size_t)snprintf(loader->error, loader->error_len, "%s: ", location);
-	if (used >= loader->error_len)
-		return -EINVAL;
-	va_start(args, format);
-	vsnprintf(loader->error + used, loader->error_len - used, format, args);
-	va_end(args);
-	return -EINVAL;
-}
 
 /* http or https, and something after it: the rest is LAVA's to answer. */
 static int expect_url(struct config_loader *loader, yaml_node_t *node, char **out)
@@ -135,14 +114,15 @@ static int check_lava_board(struct config_loader *loader, const struct lab_board
 				   "power and boot a device";
 
 	if (!board->lava.device_type)
-		return fail_at(loader, &board->where, "board '%s' has no lava device_type (e.g. "
-			       "lava: {device_type: beaglebone-black, tags: [ar9285]})", board->name);
+		return config_fail_at_location(loader, &board->where, "board '%s' has no lava "
+					       "device_type (e.g. lava: {device_type: "
+					       "beaglebone-black, tags: [ar9285]})", board->name);
 	if (board->host)
-		return fail_at(loader, &board->where, "board '%s': no transport: %s", board->name,
-			       hint);
+		return config_fail_at_location(loader, &board->where, "board '%s': no transport: %s",
+					       board->name, hint);
 	if (board->power.name || board->console.name || board->boot.name)
-		return fail_at(loader, &board->where, "board '%s': no power, console or boot "
-			       "driver: %s", board->name, hint);
+		return config_fail_at_location(loader, &board->where, "board '%s': no power, console "
+					       "or boot driver: %s", board->name, hint);
 	return 0;
 }
 
@@ -156,9 +136,9 @@ static int check_lava_lab(struct config_loader *loader, yaml_node_t *root, struc
 		return config_fail_at(loader, root, "a lab of type lava needs lava: {url: "
 				      "http://..., token_file: ...}");
 	if (!lava->token_file == !lava->token_env)
-		return fail_at(loader, &lava->where, "lava: give the token as exactly one of "
-			       "token_file (a file only you can read) or token_env (an "
-			       "environment variable)");
+		return config_fail_at_location(loader, &lava->where, "lava: give the token as "
+					       "exactly one of token_file (a file only you can "
+					       "read) or token_env (an environment variable)");
 	if (!lava->priority && !(lava->priority = strdup("medium")))
 		return -ENOMEM;
 	if (!lava->job_timeout_seconds)
@@ -178,17 +158,17 @@ int config_check_lava(struct config_loader *loader, yaml_node_t *root, struct la
 	if (strcmp(lab->type, "lava") == 0)
 		return check_lava_lab(loader, root, lab);
 	if (lab->lava.where.file)
-		return fail_at(loader, &lab->lava.where, "lava: only a lab of type lava has a "
-			       "LAVA server (this one is %s)", lab->type);
+		return config_fail_at_location(loader, &lab->lava.where, "lava: only a lab of type "
+					       "lava has a LAVA server (this one is %s)", lab->type);
 	for (i = 0; i < lab->board_count; i++) {
 		const struct lab_board *board = &lab->boards[i];
 
 		if (board->lava.where.file)
-			return fail_at(loader, &board->lava.where, "board '%s': lava: only in a "
-				       "lab of type lava", board->name);
+			return config_fail_at_location(loader, &board->lava.where, "board '%s': lava: "
+						       "only in a lab of type lava", board->name);
 		if (!board->host)
-			return fail_at(loader, &board->where, "board '%s' has no transport host",
-				       board->name);
+			return config_fail_at_location(loader, &board->where, "board '%s' has no "
+						       "transport host", board->name);
 	}
 	return 0;
 }

@@ -41,6 +41,10 @@ int config_fail_at(struct config_loader *loader, const yaml_node_t *node, const 
 /* The node's text, or NULL if it is not a scalar. */
 const char *config_scalar(const yaml_node_t *node);
 
+/* config_fail_at for a place remembered from the file (a board's, a block's). */
+int config_fail_at_location(struct config_loader *loader, const struct config_location *at,
+			    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* A non-empty scalar, copied. */
 int config_expect_string(struct config_loader *loader, yaml_node_t *node, const char *what,
 			 char **out);
