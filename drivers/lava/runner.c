@@ -103,12 +103,12 @@ static size_t split(char *text, const char **lines, size_t max)
 	return count;
 }
 
+/* The output's texts are cut into lines in place: their files are written
+ * (write_outputs) and nothing reads them whole after this. */
 static void judge(struct lava_run *run)
 {
 	size_t dmesg_lines = 0, console_lines = 0, max = run->output.lines + 2;
 	const char **lines = calloc(max * 2, sizeof(*lines));
-	char *dmesg = run->output.dmesg ? strdup(run->output.dmesg) : NULL;
-	char *console = run->output.console ? strdup(run->output.console) : NULL;
 	struct run_evidence evidence = {
 		.output = run->output.ktap,
 		.output_length = run->output.ktap ? strlen(run->output.ktap) : 0,
@@ -121,16 +121,14 @@ static void judge(struct lava_run *run)
 	};
 
 	if (lines) {
-		dmesg_lines = split(dmesg, lines, max);
-		console_lines = split(console, lines + dmesg_lines, max);
+		dmesg_lines = split(run->output.dmesg, lines, max);
+		console_lines = split(run->output.console, lines + dmesg_lines, max);
 		evidence.log_lines = lines;
 		evidence.log_line_count = dmesg_lines + console_lines;
 	}
 	run_record_finish(run->options.environment, run->id, run->dir, run->spec.workload,
 			  &evidence, &run->report);
 	free(lines);
-	free(dmesg);
-	free(console);
 }
 
 static void finish(struct lava_run *run)
