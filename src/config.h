@@ -51,6 +51,9 @@ struct lab_board_lava {
 	char *device_type;		/* "beaglebone-black", "ssh" */
 	char **tags;			/* LAVA device tags the job asks for */
 	size_t tag_count;
+	char *command_line;		/* the build's kernel command line before the job's
+					 * words; NULL: the running kernel's */
+	char *modules_dir;		/* on the device; default /lib/modules */
 	struct config_location where;
 };
 
@@ -94,6 +97,12 @@ struct lab_lava {
 	char *priority;			/* "high", "medium", "low" or "0".."100"; default medium */
 	unsigned int job_timeout_seconds;	/* a job's own limit; default 3600 */
 	unsigned int queue_timeout_seconds;	/* waiting in LAVA's queue; default 86400 */
+	/* Where builds go for LAVA's devices to fetch: a directory on this
+	 * machine (relative to the lab file) that a web server shows at url
+	 * (http://, https://, or file:// when the devices see this machine's
+	 * files). Each run's build is put there and removed when it ends. */
+	char *artifacts_dir;
+	char *artifacts_url;
 	struct config_location where;
 };
 

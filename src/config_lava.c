@@ -27,6 +27,41 @@ static int expect_url(struct config_loader *loader, yaml_node_t *node, char **ou
 	return config_expect_string(loader, node, "lava url", out);
 }
 
+/* Where a device fetches builds from: what a web server (or the shared file
+ * system) shows; a trailing '/' is dropped. */
+static int expect_artifacts_url(struct config_loader *loader, yaml_node_t *node, char **out)
+{
+	static const char *const schemes[] = { "http://", "https://", "file:///" };
+	const char *text = config_scalar(node);
+	size_t i;
+	int rc;
+
+	for (i = 0; text && i < sizeof(schemes) / sizeof(schemes[0]); i++)
+		if (strncmp(text, schemes[i], strlen(schemes[i])) == 0 && text[strlen(schemes[i])])
+			break;
+	if (!text || i == sizeof(schemes) / sizeof(schemes[0]) || strpbrk(text, " \t\n'\"\\"))
+		return config_fail_at(loader, node, "lava artifacts url must be http://HOST/PATH, "
+				      "https://... or file:///PATH (what the devices fetch the "
+				      "artifacts directory at), without spaces or quotes");
+	rc = config_expect_string(loader, node, "lava artifacts url", out);
+	if (!rc && strlen(*out) > 8 && (*out)[strlen(*out) - 1] == '/')
+		(*out)[strlen(*out) - 1] = '\0';
+	return rc;
+}
+
+static int visit_artifacts(struct config_loader *loader, const char *key, yaml_node_t *value,
+			   void *arg)
+{
+	struct lab_lava *lava = arg;
+
+	if (strcmp(key, "dir") == 0)
+		return config_expect_string(loader, value, "lava artifacts dir", &lava->artifacts_dir);
+	if (strcmp(key, "url") == 0)
+		return expect_artifacts_url(loader, value, &lava->artifacts_url);
+	return config_fail_at(loader, value, "lava artifacts: unknown key '%s' (known: dir, url)",
+			      key);
+}
+
 static int expect_priority(struct config_loader *loader, yaml_node_t *node, char **out)
 {
 	const char *text = config_scalar(node);
@@ -75,8 +110,10 @@ static int visit_lab_lava(struct config_loader *loader, const char *key, yaml_no
 		return expect_priority(loader, value, &lava->priority);
 	if (strcmp(key, "timeouts") == 0)
 		return config_each_pair(loader, value, "lava timeouts", visit_timeouts, lava);
+	if (strcmp(key, "artifacts") == 0)
+		return config_each_pair(loader, value, "lava artifacts", visit_artifacts, lava);
 	return config_fail_at(loader, value, "lava: unknown key '%s' (known: url, token_file, "
-			      "token_env, priority, timeouts)", key);
+			      "token_env, priority, timeouts, artifacts)", key);
 }
 
 int config_load_lab_lava(struct config_loader *loader, yaml_node_t *value, struct lab *lab)
@@ -96,8 +133,20 @@ static int visit_board_lava(struct config_loader *loader, const char *key, yaml_
 	if (strcmp(key, "tags") == 0)
 		return config_expect_string_list(loader, value, "lava tags", "[ar9285, shelf1]",
 						 &board->lava.tags, &board->lava.tag_count);
-	return config_fail_at(loader, value, "lava: unknown key '%s' (known: device_type, tags)",
-			      key);
+	if (strcmp(key, "command_line") == 0)
+		return config_expect_string(loader, value, "lava command_line",
+					    &board->lava.command_line);
+	if (strcmp(key, "modules_dir") == 0) {
+		const char *text = config_scalar(value);
+
+		if (!text || text[0] != '/')
+			return config_fail_at(loader, value, "lava modules_dir must be an absolute "
+					      "path on the device, e.g. /lib/modules");
+		return config_expect_string(loader, value, "lava modules_dir",
+					    &board->lava.modules_dir);
+	}
+	return config_fail_at(loader, value, "lava: unknown key '%s' (known: device_type, tags, "
+			      "command_line, modules_dir)", key);
 }
 
 int config_load_board_lava(struct config_loader *loader, yaml_node_t *value,
@@ -148,6 +197,11 @@ static int check_lava_lab(struct config_loader *loader, yaml_node_t *root, struc
 	for (i = 0; i < lab->board_count; i++)
 		if ((rc = check_lava_board(loader, &lab->boards[i])) != 0)
 			return rc;
+	if (!lava->artifacts_dir || !lava->artifacts_url)
+		return config_fail_at_location(loader, &lava->where, "lava: needs artifacts: {dir: "
+					       "DIR, url: URL}: where rackbisect puts each build and "
+					       "the URL LAVA's devices fetch that directory at (e.g. "
+					       "dir: /srv/rackbisect, url: http://coordinator/rackbisect)");
 	return 0;
 }
 
@@ -179,10 +233,14 @@ void config_free_lava(struct lab *lab)
 
 	for (i = 0; i < lab->board_count; i++) {
 		free(lab->boards[i].lava.device_type);
+		free(lab->boards[i].lava.command_line);
+		free(lab->boards[i].lava.modules_dir);
 		config_free_strings(lab->boards[i].lava.tags, lab->boards[i].lava.tag_count);
 	}
 	free(lab->lava.url);
 	free(lab->lava.token_file);
 	free(lab->lava.token_env);
 	free(lab->lava.priority);
+	free(lab->lava.artifacts_dir);
+	free(lab->lava.artifacts_url);
 }

@@ -5,22 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "boot/unpack_modules.h"
 #include "path.h"
 
 #define DEFAULT_COMMAND_LINE "console=ttyS0,115200"
 #define DEFAULT_MODULES_DIR "/lib/modules"
 #define DEFAULT_BOOT_DIRECTORY "/boot"
-
-/*
- * Unpacks a modules tarball beside the installed modules and swaps it in
- * only once it is whole. Fixed text: the directory, release and tarball are
- * its arguments, never part of it.
- */
-static const char unpack_modules_script[] =
-	"set -e; dir=$1; release=$2; tarball=$3; new=$dir/.rackbisect-new-$release; "
-	"rm -rf \"$new\"; mkdir -p \"$new\"; tar -xzf \"$tarball\" -C \"$new\"; "
-	"test -d \"$new/$release\" || { echo \"$tarball has no directory $release\" >&2; exit 1; }; "
-	"rm -rf \"$dir/$release\"; mv \"$new/$release\" \"$dir/$release\"; rm -rf \"$new\" \"$tarball\"";
 
 static void finish(struct boot_install *install, int status, const char *error_text)
 {
@@ -97,7 +87,7 @@ static void on_modules_uploaded(struct transport *transport, int status, const c
 				void *data)
 {
 	struct boot_install *install = data;
-	const char *unpack[] = { "sh", "-c", unpack_modules_script, "sh", install->modules_dir,
+	const char *unpack[] = { "sh", "-c", BOOT_UNPACK_MODULES_SCRIPT, "sh", install->modules_dir,
 				 install->request.release, install->modules_on_board, NULL };
 
 	if (status) {

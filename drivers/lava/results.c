@@ -181,12 +181,41 @@ static int add_line(struct growing *text, const char *line)
 enum section { BEFORE, IN_KTAP, AFTER_KTAP, IN_DMESG, DONE };
 
 struct cutter {
+	struct lava_step_said deploy, booted;
 	struct growing console, ktap, dmesg;
 	enum section section;
 	bool ktap_seen, dmesg_seen;
 	int status;
 	size_t lines;
 };
+
+/* "MARKER ok: detail" and its kin into said; false when line is not one. */
+static bool take_step_line(const char *line, const char *marker, struct lava_step_said *said)
+{
+	static const struct {
+		const char *word;
+		enum lava_step step;
+	} words[] = {
+		{ "ok", LAVA_STEP_OK }, { "waiting", LAVA_STEP_WAITING }, { "failed", LAVA_STEP_FAILED },
+	};
+	size_t length = strlen(marker), i;
+
+	if (strncmp(line, marker, length) != 0 || line[length] != ' ')
+		return false;
+	line += length + 1;
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		size_t word = strlen(words[i].word);
+
+		if (strncmp(line, words[i].word, word) == 0 && (line[word] == ':' || !line[word])) {
+			said->step = words[i].step;
+			line += word;
+			line += strspn(line, ": ");
+			snprintf(said->detail, sizeof(said->detail), "%s", line);
+			return true;
+		}
+	}
+	return false;
+}
 
 /* One line the device printed. */
 static int take_line(struct cutter *cut, const char *line)
@@ -196,6 +225,9 @@ static int take_line(struct cutter *cut, const char *line)
 	cut->lines++;
 	if (rc)
 		return rc;
+	if (cut->section == BEFORE && (take_step_line(line, LAVA_DEPLOY, &cut->deploy) ||
+				       take_step_line(line, LAVA_BOOTED, &cut->booted)))
+		return 0;
 	if (strcmp(line, LAVA_KTAP_BEGIN) == 0 && cut->section == BEFORE) {
 		cut->section = IN_KTAP;
 		cut->ktap_seen = true;
@@ -203,7 +235,9 @@ static int take_line(struct cutter *cut, const char *line)
 		   cut->section == IN_KTAP) {
 		cut->status = atoi(line + strlen(LAVA_KTAP_END " status="));
 		cut->section = AFTER_KTAP;
-	} else if (strcmp(line, LAVA_DMESG_BEGIN) == 0 && cut->section == AFTER_KTAP) {
+	} else if (strcmp(line, LAVA_DMESG_BEGIN) == 0 &&
+		   (cut->section == AFTER_KTAP || cut->section == BEFORE)) {
+		/* BEFORE: the build did not come up as itself, so no workload ran */
 		cut->section = IN_DMESG;
 		cut->dmesg_seen = true;
 	} else if (strcmp(line, LAVA_DMESG_END) == 0 && cut->section == IN_DMESG) {
@@ -306,7 +340,9 @@ int lava_output_parse(const char *log_yaml, struct lava_output *output, char *er
 		free(cut.ktap.data);
 	if (!cut.dmesg_seen)
 		free(cut.dmesg.data);
-	output->status = cut.section >= AFTER_KTAP ? cut.status : -1;
+	output->status = cut.ktap_seen && cut.section >= AFTER_KTAP ? cut.status : -1;
+	output->deploy = cut.deploy;
+	output->booted = cut.booted;
 	output->lines = cut.lines;
 	return output->console ? 0 : -ENOMEM;
 }

@@ -67,7 +67,22 @@ enum lava_verdict {
 enum lava_verdict lava_classify(const struct lava_job_state *state,
 				const struct lava_job_error *error);
 
+/* What the job's own steps said of the build (job.h: RACKBISECT-DEPLOY and
+ * RACKBISECT-BOOTED lines; the last of each counts). */
+enum lava_step {
+	LAVA_STEP_UNSAID,	/* no such line: the step never ran (or the job carried no build) */
+	LAVA_STEP_OK,
+	LAVA_STEP_WAITING,	/* RACKBISECT-BOOTED waiting: the old kernel still answered */
+	LAVA_STEP_FAILED,
+};
+
+struct lava_step_said {
+	enum lava_step step;
+	char detail[512];	/* after "ok: ", "waiting: ", "failed: " */
+};
+
 struct lava_output {
+	struct lava_step_said deploy, booted;
 	char *ktap;			/* between the KTAP markers; NULL: never began */
 	int status;			/* the script's exit status; -1 when the end never came */
 	char *dmesg;			/* between the dmesg markers; NULL: none */

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "files.h"
 #include "lava/job.h"
@@ -45,6 +47,12 @@ struct lava_run {
 	char lab_error_text[1200];
 	bool has_lab_error;
 	enum verdict_hang hang;
+	char boot_failure[700];		/* the build did not come up as itself; "" */
+	/* the build, put where LAVA's devices fetch it: <artifacts dir>/run-ID-XXXXXX */
+	char artifacts[PATH_MAX];
+	char artifacts_url[PATH_MAX];
+	char device_dir[160];		/* the deploy's own directory on the device */
+	char marker[40];		/* "rackbisect.run=ID" on the build's command line */
 	struct run_report report;
 };
 
@@ -114,6 +122,7 @@ static void judge(struct lava_run *run)
 		.output_length = run->output.ktap ? strlen(run->output.ktap) : 0,
 		.facts = {
 			.build_failure = run->spec.build_failure,
+			.boot_failure = run->boot_failure[0] ? run->boot_failure : NULL,
 			.hang = run->hang,
 			.lab_errors = run->has_lab_error ? &run->lab_error : NULL,
 			.lab_error_count = run->has_lab_error,
@@ -131,11 +140,29 @@ static void judge(struct lava_run *run)
 	free(lines);
 }
 
+/* How long the build may take to answer LAVA's login after kexec -e. */
+static unsigned int run_boot_seconds(const struct lava_run *run)
+{
+	unsigned int board = run->options.board->boot_timeout_seconds;
+
+	return board ? board : run->options.environment->job->boot_timeout_seconds;
+}
+
+/* The build's copy is LAVA's to fetch while the job runs, no longer (the
+ * build cache keeps the build). */
+static void remove_artifacts(struct lava_run *run)
+{
+	if (run->artifacts[0] && files_remove_tree(run->artifacts) != 0)
+		note(run, "lava-artifacts", "cannot remove %s: %s", run->artifacts, strerror(errno));
+	run->artifacts[0] = '\0';
+}
+
 static void finish(struct lava_run *run)
 {
 	if (run->finished)
 		return;
 	run->finished = true;
+	remove_artifacts(run);
 	judge(run);
 	run->report.run_id = run->id;
 	note(run, "done", "%s %s", run->spec.workload->name, run->report.summary);
@@ -187,11 +214,58 @@ static void write_outputs(struct lava_run *run)
 			run->output.dmesg ? run->output.dmesg : "");
 }
 
+/*
+ * What the job's own steps said of the build settles what LAVA's ending
+ * alone cannot: whose fault a cut job is. true when that settled the run.
+ */
+static bool conclude_build(struct lava_run *run)
+{
+	const struct lava_output *output = &run->output;
+	const char *device = run->state.device[0] ? run->state.device : "the device";
+
+	if (!run->artifacts_url[0])
+		return false;			/* the job carried no build */
+	if (output->deploy.step == LAVA_STEP_FAILED) {
+		lab_trouble(run, "LAVA job %ld: putting the build on %s failed: %s", run->job_id,
+			    device, output->deploy.detail);
+		return true;
+	}
+	if (output->deploy.step != LAVA_STEP_OK)
+		return false;			/* ended before the build was put there */
+	if (output->booted.step == LAVA_STEP_WAITING) {
+		lab_trouble(run, "LAVA job %ld: LAVA logged in to %s again before the kernel that "
+			    "took the build went down, so the hand-over cut the job", run->job_id,
+			    device);
+		return true;
+	}
+	if (output->booted.step == LAVA_STEP_FAILED) {
+		snprintf(run->boot_failure, sizeof(run->boot_failure), "%s (LAVA job %ld on %s)",
+			 output->booted.detail, run->job_id, device);
+		finish(run);
+		return true;
+	}
+	if (output->booted.step == LAVA_STEP_UNSAID && strcmp(run->state.health, "Incomplete") == 0) {
+		snprintf(run->boot_failure, sizeof(run->boot_failure), "no login within %u s of "
+			 "kexec -e into %.100s (LAVA job %ld on %.100s: %.300s)",
+			 run_boot_seconds(run), run->spec.release, run->job_id, device,
+			 run->why.message[0] ? run->why.message : run->state.failure_comment);
+		finish(run);
+		return true;
+	}
+	return false;
+}
+
 static void conclude(struct lava_run *run)
 {
 	const char *why = run->why.message[0] ? run->why.message : run->state.failure_comment;
+	enum lava_verdict verdict = lava_classify(&run->state, &run->why);
 
-	switch (lava_classify(&run->state, &run->why)) {
+	if (conclude_build(run))
+		return;
+	/* the deploy's own step timing out is the lab's, not the build's */
+	if (verdict == LAVA_HANG && run->artifacts_url[0] && run->output.deploy.step != LAVA_STEP_OK)
+		verdict = LAVA_INFRA;
+	switch (verdict) {
 	case LAVA_RAN:
 		return finish(run);
 	case LAVA_HANG:
@@ -376,13 +450,80 @@ static char *read_workload_file(const struct lava_run *run, const char *name)
 	return files_read_text(path);
 }
 
+/* A file of the build into the artifacts directory, readable by the web
+ * server that shows it: a hard link when it can be, else a copy. */
+static int put_artifact(struct lava_run *run, const char *from, const char *name, char *error,
+			size_t error_len)
+{
+	char to[PATH_MAX];
+	int rc = path_format(to, sizeof(to), "%s/%s", run->artifacts, name);
+
+	if (!rc && link(from, to) == 0 && chmod(to, 0644) == 0)
+		return 0;
+	if (!rc)
+		rc = files_copy(from, to, 0644);
+	if (rc)
+		snprintf(error, error_len, "cannot put %.200s in %.200s: %s", from, run->artifacts,
+			 strerror(-rc));
+	return rc;
+}
+
+/* The build where LAVA's devices fetch it: <dir>/run-ID-XXXXXX/{vmlinuz,modules.tar.gz}. */
+static int put_build(struct lava_run *run, struct lava_job_deploy *deploy, char *error,
+		     size_t error_len)
+{
+	const struct lab *lab = run->options.lab;
+	char dir[PATH_MAX], *name;
+	int rc;
+
+	if (lab_path(lab, lab->lava.artifacts_dir, dir, sizeof(dir)) != 0 ||
+	    path_format(run->artifacts, sizeof(run->artifacts), "%s/run-%" PRId64 "-XXXXXX", dir,
+			run->id) != 0) {
+		snprintf(error, error_len, "lava artifacts dir: path too long");
+		return -ENAMETOOLONG;
+	}
+	if ((rc = path_make_dirs(dir)) != 0 || !mkdtemp(run->artifacts) ||
+	    chmod(run->artifacts, 0755) != 0) {
+		rc = rc ? rc : -errno;
+		snprintf(error, error_len, "lava artifacts dir %.300s: %s (rackbisect puts each build "
+			 "there for LAVA's devices to fetch)", dir, strerror(-rc));
+		run->artifacts[0] = '\0';
+		return rc;
+	}
+	name = strrchr(run->artifacts, '/') + 1;
+	snprintf(run->device_dir, sizeof(run->device_dir), "/var/tmp/rackbisect-%s", name);
+	snprintf(run->marker, sizeof(run->marker), "rackbisect.run=%" PRId64, run->id);
+	if ((rc = put_artifact(run, run->spec.image, "vmlinuz", error, error_len)) != 0 ||
+	    (run->spec.modules &&
+	     (rc = put_artifact(run, run->spec.modules, "modules.tar.gz", error, error_len)) != 0))
+		return rc;
+	if (path_format(run->artifacts_url, sizeof(run->artifacts_url), "%s/%s",
+			lab->lava.artifacts_url, name) != 0) {
+		snprintf(error, error_len, "lava artifacts url: too long");
+		return -ENAMETOOLONG;
+	}
+	*deploy = (struct lava_job_deploy){
+		.release = run->spec.release,
+		.marker = run->marker,
+		.command_line = run->options.environment->job->kernel.command_line,
+		.base_command_line = run->options.board->lava.command_line,
+		.modules_dir = run->options.board->lava.modules_dir
+			       ? run->options.board->lava.modules_dir : "/lib/modules",
+		.work_dir = run->device_dir,
+		.boot_seconds = run_boot_seconds(run),
+	};
+	return 0;
+}
+
 static int compose(struct lava_run *run, char **definition, char *error, size_t error_len)
 {
 	const struct job_workload *workload = run->spec.workload;
 	const struct lab_lava *lava = &run->options.lab->lava;
 	char script_path[PATH_MAX], name[256], commit[13];
+	char image_url[PATH_MAX + 16], modules_url[PATH_MAX + 16];
 	char *library = read_workload_file(run, "lib.sh"), *script, *script_name;
 	unsigned int job_timeout = workload->timeout_seconds + BOOT_ALLOWANCE_SECONDS;
+	struct lava_job_deploy deploy;
 	int rc;
 
 	snprintf(script_path, sizeof(script_path), "%s", workload->script);
@@ -395,17 +536,24 @@ static int compose(struct lava_run *run, char **definition, char *error, size_t 
 		snprintf(error, error_len, "cannot read the workload %s or lib.sh in %s", script_name,
 			 run->options.environment->workload_dir);
 		rc = -ENOENT;
-	} else {
+	} else if ((rc = put_build(run, &deploy, error, error_len)) == 0) {
 		struct lava_job_spec spec = {
 			.job_name = name, .device_type = run->options.board->lava.device_type,
 			.tags = run->options.board->lava.tags, .priority = lava->priority,
-			.job_timeout_seconds = job_timeout > lava->job_timeout_seconds
-					       ? job_timeout : lava->job_timeout_seconds,
+			.job_timeout_seconds = job_timeout + deploy.boot_seconds >
+						       lava->job_timeout_seconds
+					       ? job_timeout + deploy.boot_seconds
+					       : lava->job_timeout_seconds,
 			.test_timeout_seconds = workload->timeout_seconds,
 			.workload_name = workload->name, .script_name = script_name,
 			.script_text = script, .library_text = library, .args = workload->args,
+			.deploy = &deploy,
 		};
 
+		snprintf(image_url, sizeof(image_url), "%s/vmlinuz", run->artifacts_url);
+		snprintf(modules_url, sizeof(modules_url), "%s/modules.tar.gz", run->artifacts_url);
+		deploy.image_url = image_url;
+		deploy.modules_url = run->spec.modules ? modules_url : NULL;
 		rc = lava_job_definition(&spec, definition, error, error_len);
 	}
 	free(library);

@@ -352,6 +352,10 @@ lava_add_ssh_device() {
 		{% set ssh_port = $port %}
 		{% set ssh_user = '$user' %}
 		{% set ssh_identity_file = '$ident' %}
+		{% set connection_command = 'ssh -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o PasswordAuthentication=no -o LogLevel=FATAL -p $port -i $ident $user@$host' %}
+		{% block schroot %}
+		      minimal:
+		{% endblock schroot %}
 	EOF
 	chown lavaserver:lavaserver "$dict"
 	if ! _lava_manage shell -c "
@@ -406,6 +410,17 @@ _lava_stop_pids() {
 	return 0
 }
 
+# lava_serve_artifacts DIR PORT: a web server showing DIR at
+# http://$LAVA_ADDR:PORT/, as a lab's own web server shows the coordinator's
+# artifact directory to its devices; stopped with the rest by lava_stop.
+lava_serve_artifacts() {
+	local dir=${1:?usage: lava_serve_artifacts DIR PORT} port=${2:?}
+	_lava_spawn ARTIFACTS "$LAVA_WORKDIR/artifacts-http.log" \
+		/usr/bin/python3 -m http.server --bind "$LAVA_ADDR" --directory "$dir" "$port" ||
+		return 1
+	_lava_wait 30 "the artifacts web server" _lava_http_ok "http://$LAVA_ADDR:$port/"
+}
+
 lava_stop() {
 	local W=${1:-${LAVA_WORKDIR:-}}
 	[ -n "$W" ] && [ -f "$W/pids" ] || return 0
@@ -421,7 +436,7 @@ lava_stop() {
 	if ((${#lava[@]})); then _lava_stop_pids TERM "${lava[@]}"; fi
 	if ((${#pg[@]})); then _lava_stop_pids INT "${pg[@]}"; fi
 	: >"$W/pids"
-	unset LAVA_PG_PID LAVA_PUBLISHER_PID LAVA_GUNICORN_PID LAVA_SCHEDULER_PID LAVA_WORKER_PID
+	unset LAVA_ARTIFACTS_PID LAVA_PG_PID LAVA_PUBLISHER_PID LAVA_GUNICORN_PID LAVA_SCHEDULER_PID LAVA_WORKER_PID
 	LAVA_PIDS=
 	return 0
 }

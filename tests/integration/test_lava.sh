@@ -41,6 +41,9 @@ check "LAVA's Debian packages are installed ($(tail -n 1 "$work/install.log" | t
 lava_start "$work/lava" >"$work/start.log" 2>&1
 check "LAVA is up: database, web server, scheduler, worker" test $? -eq 0
 echo "# LAVA set up in $((SECONDS - started)) s"
+mkdir -p "$work/artifacts"
+lava_serve_artifacts "$work/artifacts" 8019 >"$work/artifacts-http.out" 2>&1
+check "a web server shows the artifacts directory to LAVA's devices" test $? -eq 0
 
 cat >"$vlab_file" <<'YAML'
 name: lavaboards
@@ -67,10 +70,12 @@ lava:
   token_env: RB_LAVA_TOKEN
   priority: medium
   timeouts: {job: 600, queue: 300}
+  artifacts: {dir: $work/artifacts, url: "http://127.77.17.1:8019/"}
 boards:
   - name: la01
     chip: ar9285
     lava: {device_type: ssh}
+    limits: {boot: 60}
 YAML
 cat >"$work/job.yaml" <<'YAML'
 name: lava-w4
@@ -104,7 +109,7 @@ check "... the run keeps the job it sent (job.yaml) and LAVA's job id (lava.txt)
 check "... the workload's KTAP came back from LAVA's log" grep -q '^ok ' "$run_dir/output.ktap"
 check "... so did the board's kernel log" test -s "$run_dir/dmesg.log"
 job_id=$(sed -n 's/^job //p' "$run_dir/lava.txt")
-lava_api GET "/api/v0.2/jobs/$job_id/tests/?limit=100" >"$work/tests.json" 2>&1
+lava_api GET "/api/v0.2/jobs/$job_id/tests/?limit=1000" >"$work/tests.json" 2>&1
 check "LAVA holds the workload's KTAP results and metrics as test cases" \
 	python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))["results"]

@@ -317,10 +317,13 @@ static const char lava_lab[] =
 	"  token_file: keys/lava-token\n"
 	"  priority: 40\n"
 	"  timeouts: {job: 1200}\n"
+	"  artifacts: {dir: artifacts, url: \"http://127.77.17.1:8019/rb/\"}\n"
 	"boards:\n"
 	"  - name: bbb1\n"
 	"    chip: ar9285\n"
-	"    lava: {device_type: beaglebone-black, tags: [ar9285, shelf1]}\n"
+	"    lava: {device_type: beaglebone-black, tags: [ar9285, shelf1],\n"
+	"           command_line: \"console=ttyO0,115200 root=/dev/mmcblk0p2\",\n"
+	"           modules_dir: /usr/lib/modules}\n"
 	"  - name: ssh1\n"
 	"    chip: ar9380\n"
 	"    lava: {device_type: ssh}\n";
@@ -343,6 +346,13 @@ static void test_lava_lab_loads_its_server_and_device_types(void **state)
 	assert_string_equal(scratch.lab->boards[0].lava.device_type, "beaglebone-black");
 	assert_int_equal(scratch.lab->boards[0].lava.tag_count, 2);
 	assert_string_equal(scratch.lab->boards[0].lava.tags[1], "shelf1");
+	assert_string_equal(scratch.lab->lava.artifacts_dir, "artifacts");
+	assert_string_equal(scratch.lab->lava.artifacts_url, "http://127.77.17.1:8019/rb");
+	assert_string_equal(scratch.lab->boards[0].lava.command_line,
+			    "console=ttyO0,115200 root=/dev/mmcblk0p2");
+	assert_string_equal(scratch.lab->boards[0].lava.modules_dir, "/usr/lib/modules");
+	assert_null(scratch.lab->boards[1].lava.command_line);	/* the running kernel's */
+	assert_null(scratch.lab->boards[1].lava.modules_dir);	/* /lib/modules */
 	assert_null(scratch.lab->boards[0].host);
 	assert_null(scratch.lab->boards[0].power.name);
 	assert_string_equal(scratch.lab->boards[1].lava.device_type, "ssh");
@@ -408,6 +418,20 @@ static void test_lava_mistakes_are_pointed_at(void **state)
 		  "{host: 127.77.9.1}, lava: {device_type: ssh}}\n", 4, 66, "lava: only in a lab" },
 		{ "name: s\ntype: ssh\nboards:\n  - {name: a, chip: ar9285}\n", 4, 5,
 		  "board 'a' has no transport host" },
+		{ "name: l\ntype: lava\nlava: {url: http://x, token_env: T}\nboards:\n"
+		  "  - {name: a, chip: ar9285, lava: {device_type: ssh}}\n", 3, 7,
+		  "needs artifacts: {dir: DIR, url: URL}" },
+		{ "name: l\ntype: lava\nlava: {url: http://x, token_env: T, artifacts: {dir: a, "
+		  "url: ftp://h/a}}\nboards:\n  - {name: a, chip: ar9285, lava: {device_type: ssh}}\n",
+		  3, 62, "artifacts url must be http://HOST/PATH" },
+		{ "name: l\ntype: lava\nlava: {url: http://x, token_env: T, artifacts: {dir: a, "
+		  "url: http://h/a, path: b}}\nboards:\n"
+		  "  - {name: a, chip: ar9285, lava: {device_type: ssh}}\n", 3, 80,
+		  "lava artifacts: unknown key 'path'" },
+		{ "name: l\ntype: lava\nlava: {url: http://x, token_env: T, artifacts: {dir: a, "
+		  "url: http://h/a}}\nboards:\n"
+		  "  - {name: a, chip: ar9285, lava: {device_type: ssh, modules_dir: lib/modules}}\n",
+		  5, 67, "modules_dir must be an absolute path" },
 	};
 
 	(void)state;

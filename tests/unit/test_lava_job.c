@@ -98,8 +98,8 @@ static char *definition(const struct lava_job_spec *spec)
 	return yaml;
 }
 
-/* The test step of a definition (the caller frees it). */
-static char *test_step(const char *yaml)
+/* The step of the test that is action `index` (the caller frees it). */
+static char *step_of(const char *yaml, size_t index)
 {
 	yaml_document_t document;
 	yaml_node_t *root, *test, *definition_node, *steps;
@@ -107,13 +107,19 @@ static char *test_step(const char *yaml)
 
 	load(yaml, &document);
 	root = yaml_document_get_root_node(&document);
-	test = get(&document, item(&document, get(&document, root, "actions"), 2), "test");
+	test = get(&document, item(&document, get(&document, root, "actions"), index), "test");
 	definition_node = item(&document, get(&document, test, "definitions"), 0);
 	steps = get(&document, get(&document, get(&document, definition_node, "repository"), "run"),
 		    "steps");
 	step = strdup(text_of(item(&document, steps, 0)));
 	yaml_document_delete(&document);
 	return step;
+}
+
+/* The test step of a job that carries no build (the caller frees it). */
+static char *test_step(const char *yaml)
+{
+	return step_of(yaml, 2);
 }
 
 static void test_definition_asks_for_the_device_and_runs_the_workload(void **state)
@@ -271,6 +277,274 @@ static void test_refused_specs_say_why(void **state)
 	spec.device_type = NULL;
 	assert_int_equal(lava_job_definition(&spec, &yaml, error, sizeof(error)), -EINVAL);
 	assert_null(yaml);
+	{
+		struct lava_job_deploy deploy = { .image_url = "http://h/vmlinuz", .release = "3.3",
+						  .marker = "rackbisect.run=1 x",
+						  .modules_dir = "/lib/modules", .work_dir = "/var/tmp/r",
+						  .boot_seconds = 60 };
+
+		spec = base_spec;
+		spec.deploy = &deploy;
+		assert_int_equal(lava_job_definition(&spec, &yaml, error, sizeof(error)), -EINVAL);
+		assert_non_null(strstr(error, "must be one word"));
+		deploy.marker = "rackbisect.run=1";
+		deploy.image_url = NULL;
+		assert_int_equal(lava_job_definition(&spec, &yaml, error, sizeof(error)), -EINVAL);
+		assert_non_null(strstr(error, "needs its image URL"));
+		assert_null(yaml);
+	}
+}
+
+/* ---- a job that carries a build --------------------------------------------------------- */
+
+/* A device's tools for the deploy and the check: kexec and setsid record
+ * their words (nothing is handed over, nothing backgrounded), uname says
+ * $FAKE_RELEASE, sleep returns at once. */
+static void add_deploy_tools(struct device *device)
+{
+	static const struct {
+		const char *name, *text;
+	} tools[] = {
+		{ "kexec", "#!/bin/sh\nprintf '%s|' \"$@\" >>\"$CASES.kexec\"\n" },
+		{ "setsid", "#!/bin/sh\nprintf '%s|' \"$@\" >>\"$CASES.setsid\"\n" },
+		{ "uname", "#!/bin/sh\necho \"$FAKE_RELEASE\"\n" },
+		{ "sleep", "#!/bin/sh\necho \"slept $1\" >>\"$CASES.sleep\"\n" },
+	};
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", device->bin, tools[i].name);
+		assert_int_equal(files_write_atomic(path, tools[i].text), 0);
+		assert_int_equal(chmod(path, 0755), 0);
+	}
+}
+
+struct build_served {
+	char image_url[256], modules_url[256];
+	char modules_dir[256], work_dir[256];
+	struct lava_job_deploy deploy;
+};
+
+/* The build served by file:// URLs (curl fetches them as it would http://),
+ * its modules a real tarball whose top directory is the release. */
+static void serve_build(struct device *device, struct build_served *served)
+{
+	char dir[128], command[1024];
+
+	snprintf(dir, sizeof(dir), "%s/served", device->dir);
+	assert_int_equal(path_make_dirs(dir), 0);
+	snprintf(command, sizeof(command), "%s/vmlinuz", dir);
+	assert_int_equal(files_write_atomic(command, "a kernel image\n"), 0);
+	snprintf(command, sizeof(command), "mkdir -p '%s/tree/3.3.1-rc1/kernel' && "
+		 "echo ath9k >'%s/tree/3.3.1-rc1/kernel/ath9k.ko' && "
+		 "tar -C '%s/tree' -czf '%s/modules.tar.gz' 3.3.1-rc1", dir, dir, dir, dir);
+	assert_int_equal(system(command), 0);
+	snprintf(served->image_url, sizeof(served->image_url), "file://%s/vmlinuz", dir);
+	snprintf(served->modules_url, sizeof(served->modules_url), "file://%s/modules.tar.gz", dir);
+	snprintf(served->modules_dir, sizeof(served->modules_dir), "%s/lib-modules", device->dir);
+	snprintf(served->work_dir, sizeof(served->work_dir), "%s/rackbisect-run-42", device->dir);
+	assert_int_equal(path_make_dirs(served->modules_dir), 0);
+	served->deploy = (struct lava_job_deploy){
+		.image_url = served->image_url, .modules_url = served->modules_url,
+		.release = "3.3.1-rc1", .marker = "rackbisect.run=42",
+		.command_line = "quiet ath9k.debug=0x400",
+		.modules_dir = served->modules_dir, .work_dir = served->work_dir,
+		.boot_seconds = 30,
+	};
+}
+
+static void assert_action(yaml_document_t *document, yaml_node_t *actions, size_t index,
+			  const char *kind, const char *key, const char *value)
+{
+	yaml_node_t *action = get(document, item(document, actions, index), kind);
+
+	if (!action)
+		fail_msg("action %zu is not %s", index, kind);
+	assert_string_equal(text_of(get(document, action, key)), value);
+}
+
+/* deploy, boot, test rackbisect-deploy, boot into the build (a namespace of
+ * its own: a new connection), then the workload over that connection. */
+static void test_a_build_is_deployed_then_booted(void **state)
+{
+	struct device device;
+	struct build_served served;
+	struct lava_job_spec spec = base_spec;
+	yaml_document_t document;
+	yaml_node_t *root, *actions, *boot;
+	char *yaml;
+
+	(void)state;
+	make_device(&device);
+	serve_build(&device, &served);
+	spec.deploy = &served.deploy;
+	yaml = definition(&spec);
+	load(yaml, &document);
+	root = yaml_document_get_root_node(&document);
+	actions = get(&document, root, "actions");
+	assert_int_equal(actions->data.sequence.items.top - actions->data.sequence.items.start, 5);
+	assert_action(&document, actions, 0, "deploy", "namespace", "install");
+	assert_action(&document, actions, 1, "boot", "method", "ssh");
+	assert_action(&document, actions, 2, "test", "namespace", "install");
+	assert_action(&document, actions, 3, "boot", "namespace", "build");
+	assert_action(&document, actions, 3, "boot", "method", "minimal");
+	assert_action(&document, actions, 3, "boot", "reset", "false");
+	/* 6 * 6 >= 30 s of boot time, and one more */
+	assert_action(&document, actions, 3, "boot", "failure_retry", "7");
+	boot = get(&document, item(&document, actions, 3), "boot");
+	assert_string_equal(text_of(get(&document, get(&document, boot, "parameters"),
+					"kernel-start-message")), "");
+	assert_action(&document, actions, 4, "test", "namespace", "install");
+	assert_action(&document, actions, 4, "test", "connection-namespace", "build");
+	yaml_document_delete(&document);
+	free(yaml);
+	files_remove_tree(device.dir);
+}
+
+static char *read_recorded(const struct device *device, const char *suffix)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s%s", device->cases, suffix);
+	return files_read_text(path);
+}
+
+/* The deploy step, run: fetched, modules swapped in, boot_id noted, kexec
+ * -l with the job's words and the marker, the hand-over started. */
+static void test_deploy_step_puts_the_build_on_the_device(void **state)
+{
+	struct device device;
+	struct build_served served;
+	struct lava_job_spec spec = base_spec;
+	char *yaml, *step, *output = NULL, *recorded, path[PATH_MAX], expected[PATH_MAX * 2];
+
+	(void)state;
+	make_device(&device);
+	add_deploy_tools(&device);
+	serve_build(&device, &served);
+	spec.deploy = &served.deploy;
+	yaml = definition(&spec);
+	step = step_of(yaml, 2);
+	assert_int_equal(run_step(&device, step, &output), 0);
+	assert_non_null(strstr(output, LAVA_DEPLOY " ok: 3.3.1-rc1 loaded"));
+	snprintf(path, sizeof(path), "%s/3.3.1-rc1/kernel/ath9k.ko", served.modules_dir);
+	assert_int_equal(access(path, R_OK), 0);
+	snprintf(path, sizeof(path), "%s/vmlinuz", served.work_dir);
+	assert_int_equal(access(path, R_OK), 0);
+	snprintf(path, sizeof(path), "%s/boot_id", served.work_dir);
+	assert_int_equal(access(path, R_OK), 0);
+	recorded = read_recorded(&device, ".kexec");
+	assert_non_null(recorded);
+	snprintf(expected, sizeof(expected), "-l|%s/vmlinuz|", served.work_dir);
+	assert_non_null(strstr(recorded, expected));
+	/* the running kernel's words, then the job's, then the marker */
+	assert_non_null(strstr(recorded, " quiet ath9k.debug=0x400 rackbisect.run=42|"));
+	free(recorded);
+	recorded = read_recorded(&device, ".setsid");
+	assert_non_null(recorded);
+	assert_non_null(strstr(recorded, "exec kexec -e|sh|"));
+	free(recorded);
+	recorded = files_read_text(device.cases);
+	assert_string_equal(recorded, "rackbisect-deploy|--result|pass|\n");
+	free(recorded);
+	free(output);
+	free(step);
+	free(yaml);
+	files_remove_tree(device.dir);
+}
+
+/* A build that cannot be fetched: said, and reported as a failed case;
+ * the step itself never fails (LAVA runs it under set -e). */
+static void test_deploy_step_says_what_failed(void **state)
+{
+	struct device device;
+	struct build_served served;
+	struct lava_job_spec spec = base_spec;
+	char *yaml, *step, *output = NULL, *recorded;
+
+	(void)state;
+	make_device(&device);
+	add_deploy_tools(&device);
+	serve_build(&device, &served);
+	strcat(served.image_url, ".missing");
+	spec.deploy = &served.deploy;
+	yaml = definition(&spec);
+	step = step_of(yaml, 2);
+	assert_int_equal(run_step(&device, step, &output), 0);
+	assert_non_null(strstr(output, LAVA_DEPLOY " failed: fetching file://"));
+	assert_null(read_recorded(&device, ".kexec"));		/* nothing loaded */
+	recorded = files_read_text(device.cases);
+	assert_string_equal(recorded, "rackbisect-deploy|--result|fail|\n");
+	free(recorded);
+	free(output);
+	free(step);
+	free(yaml);
+	files_remove_tree(device.dir);
+}
+
+/* Runs the workload's step with uname saying `release` and work/boot_id
+ * holding `boot_id` ("" : the running kernel's). */
+static char *run_checked_step(struct device *device, struct build_served *served,
+			      const char *release, const char *boot_id)
+{
+	struct lava_job_spec spec = base_spec;
+	char *yaml, *step, *output = NULL, path[PATH_MAX];
+	char fake_release[64];
+
+	snprintf(fake_release, sizeof(fake_release), "FAKE_RELEASE=%s", release);
+	putenv(fake_release);
+	assert_int_equal(path_make_dirs(served->work_dir), 0);
+	snprintf(path, sizeof(path), "%s/boot_id", served->work_dir);
+	if (*boot_id)
+		assert_int_equal(files_write_atomic(path, boot_id), 0);
+	else
+		assert_int_equal(files_copy("/proc/sys/kernel/random/boot_id", path, 0644), 0);
+	spec.deploy = &served->deploy;
+	yaml = definition(&spec);
+	step = step_of(yaml, 4);
+	assert_int_equal(run_step(device, step, &output), 0);
+	unsetenv("FAKE_RELEASE");
+	free(step);
+	free(yaml);
+	return output;
+}
+
+/* Before the workload: the old kernel still there (LAVA was early), another
+ * release, the release without this run's marker: each said, and no
+ * workload runs on the wrong kernel. */
+static void test_the_workload_runs_only_on_the_build(void **state)
+{
+	struct device device;
+	struct build_served served;
+	char *output, *slept;
+
+	(void)state;
+	make_device(&device);
+	add_deploy_tools(&device);
+	serve_build(&device, &served);
+	output = run_checked_step(&device, &served, "3.3.1-rc1", "");
+	assert_non_null(strstr(output, LAVA_BOOTED " waiting: "));
+	assert_non_null(strstr(output, LAVA_BOOTED " failed: kexec -e did not replace the "
+				       "running kernel within 30 s"));
+	assert_null(strstr(output, LAVA_KTAP_BEGIN));
+	assert_non_null(strstr(output, LAVA_DMESG_BEGIN));	/* the kernel log, still */
+	slept = read_recorded(&device, ".sleep");
+	assert_non_null(slept);
+	assert_string_equal(slept, "slept 30\n");		/* the whole boot time */
+	free(slept);
+	free(output);
+	output = run_checked_step(&device, &served, "3.3.0-lab-fallback", "another boot\n");
+	assert_non_null(strstr(output, LAVA_BOOTED " failed: uname -r is '3.3.0-lab-fallback' "
+				       "after booting, expected '3.3.1-rc1'"));
+	assert_null(strstr(output, LAVA_KTAP_BEGIN));
+	free(output);
+	/* this machine's /proc/cmdline has no rackbisect.run=42 */
+	output = run_checked_step(&device, &served, "3.3.1-rc1", "another boot\n");
+	assert_non_null(strstr(output, LAVA_BOOTED " failed: another kernel of release 3.3.1-rc1 "
+				       "answered (its command line lacks rackbisect.run=42)"));
+	assert_null(strstr(output, LAVA_KTAP_BEGIN));
+	free(output);
+	files_remove_tree(device.dir);
 }
 
 int main(void)
@@ -280,6 +554,10 @@ int main(void)
 		cmocka_unit_test(test_step_prints_ktap_and_reports_cases),
 		cmocka_unit_test(test_real_workloads_make_definitions),
 		cmocka_unit_test(test_refused_specs_say_why),
+		cmocka_unit_test(test_a_build_is_deployed_then_booted),
+		cmocka_unit_test(test_deploy_step_puts_the_build_on_the_device),
+		cmocka_unit_test(test_deploy_step_says_what_failed),
+		cmocka_unit_test(test_the_workload_runs_only_on_the_build),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

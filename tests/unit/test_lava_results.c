@@ -164,6 +164,40 @@ static void test_output_of_a_cut_job(void **state)
 	lava_output_free(&output);
 }
 
+/* What the job's own steps said of the build: the last line of each counts,
+ * and a build that did not come up as itself still leaves its kernel log. */
+static void test_deploy_and_boot_lines_are_read(void **state)
+{
+	const char log[] =
+		"- {\"dt\": \"x\", \"lvl\": \"target\", \"msg\": \"" LAVA_DEPLOY " ok: 3.3.1 loaded\"}\n"
+		"- {\"dt\": \"x\", \"lvl\": \"target\", \"msg\": \"" LAVA_BOOTED " waiting: old "
+		"kernel\"}\n"
+		"- {\"dt\": \"x\", \"lvl\": \"target\", \"msg\": \"" LAVA_BOOTED " failed: uname -r "
+		"is '3.3.0-lab-fallback' after booting, expected '3.3.1'\"}\n"
+		"- {\"dt\": \"x\", \"lvl\": \"target\", \"msg\": \"" LAVA_BOOTED "X ok: not ours\"}\n"
+		"- {\"dt\": \"x\", \"lvl\": \"target\", \"msg\": \"" LAVA_DMESG_BEGIN "\"}\n"
+		"- {\"dt\": \"x\", \"lvl\": \"target\", \"msg\": \"[ 0.0] Linux version 3.3.0\"}\n"
+		"- {\"dt\": \"x\", \"lvl\": \"target\", \"msg\": \"" LAVA_DMESG_END "\"}\n";
+	struct lava_output output;
+	char error[256];
+
+	(void)state;
+	assert_int_equal(lava_output_parse(log, &output, error, sizeof(error)), 0);
+	assert_int_equal(output.deploy.step, LAVA_STEP_OK);
+	assert_string_equal(output.deploy.detail, "3.3.1 loaded");
+	assert_int_equal(output.booted.step, LAVA_STEP_FAILED);
+	assert_string_equal(output.booted.detail,
+			    "uname -r is '3.3.0-lab-fallback' after booting, expected '3.3.1'");
+	assert_null(output.ktap);		/* no workload ran */
+	assert_int_equal(output.status, -1);
+	assert_string_equal(output.dmesg, "[ 0.0] Linux version 3.3.0\n");
+	lava_output_free(&output);
+	/* a job that carried no build says nothing of one */
+	assert_int_equal(lava_output_parse(log_yaml, &output, error, sizeof(error)), 0);
+	assert_int_equal(output.deploy.step, LAVA_STEP_UNSAID);
+	assert_int_equal(output.booted.step, LAVA_STEP_UNSAID);
+	lava_output_free(&output);
+}
 
 /* ---- answers recorded from a real LAVA 2023.01 (tests/data/lava/README.md) ---------------- */
 
@@ -252,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_endings_are_classified),
 		cmocka_unit_test(test_output_is_cut_at_the_markers),
 		cmocka_unit_test(test_output_of_a_cut_job),
+		cmocka_unit_test(test_deploy_and_boot_lines_are_read),
 		cmocka_unit_test(test_recorded_complete_job),
 		cmocka_unit_test(test_recorded_endings),
 	};

@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <pwd.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -38,6 +39,7 @@ void board_root_paths(const char *root, struct board_root_paths *paths)
 	snprintf(paths->uptime, sizeof(paths->uptime), "%s/uptime", root);
 	snprintf(paths->version, sizeof(paths->version), "%s/version", root);
 	snprintf(paths->cmdline, sizeof(paths->cmdline), "%s/cmdline", root);
+	snprintf(paths->boot_id, sizeof(paths->boot_id), "%s/boot_id", root);
 	snprintf(paths->home, sizeof(paths->home), "%s/home", root);
 	snprintf(paths->modules, sizeof(paths->modules), "%s/modules", root);
 }
@@ -96,7 +98,8 @@ int board_root_prepare(const char *root, const char *tool_binary, char *error, s
 	}
 	if ((rc = files_write_in_place(paths.uptime, "0.00 0.00\n")) ||
 	    (rc = files_write_in_place(paths.version, "Linux version (not booted)\n")) ||
-	    (rc = files_write_in_place(paths.cmdline, "\n"))) {
+	    (rc = files_write_in_place(paths.cmdline, "\n")) ||
+	    (rc = files_write_in_place(paths.boot_id, "\n"))) {
 		snprintf(error, error_len, "cannot write the board's files under %s: %s", root,
 			 strerror(-rc));
 		return rc;
@@ -107,13 +110,24 @@ int board_root_prepare(const char *root, const char *tool_binary, char *error, s
 int board_root_write_boot(const char *root, const char *banner, const char *command_line)
 {
 	struct board_root_paths paths;
-	char line[4200];
+	char line[4200], boot_id[64];
 	int rc;
 
 	board_root_paths(root, &paths);
 	snprintf(line, sizeof(line), "%s\n", command_line);
-	rc = files_write_in_place(paths.version, banner);
-	return rc ? rc : files_write_in_place(paths.cmdline, line);
+	/* the host's kernel makes a fresh random UUID at each read */
+	if (files_read_line("/proc/sys/kernel/random/uuid", boot_id, sizeof(boot_id) - 1) != 0) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		snprintf(boot_id, sizeof(boot_id), "%08lx-%04lx-4000-8000-000000000000",
+			 (unsigned long)now.tv_sec, (unsigned long)(now.tv_nsec & 0xffff));
+	}
+	strcat(boot_id, "\n");
+	if ((rc = files_write_in_place(paths.version, banner)) ||
+	    (rc = files_write_in_place(paths.boot_id, boot_id)))
+		return rc;
+	return files_write_in_place(paths.cmdline, line);
 }
 
 static int bind(const char *from, const char *onto, char *error, size_t error_len)
@@ -177,6 +191,7 @@ int board_root_enter(const char *root, char *error, size_t error_len)
 	    (rc = bind(paths.uptime, "/proc/uptime", error, error_len)) ||
 	    (rc = bind(paths.version, "/proc/version", error, error_len)) ||
 	    (rc = bind(paths.cmdline, "/proc/cmdline", error, error_len)) ||
+	    (rc = bind(paths.boot_id, "/proc/sys/kernel/random/boot_id", error, error_len)) ||
 	    (rc = bind(paths.modules, "/lib/modules", error, error_len)) ||
 	    (rc = bind_home(paths.home, error, error_len)))
 		return rc;
