@@ -75,7 +75,7 @@ boards:
   - name: la01
     chip: ar9285
     lava: {device_type: ssh}
-    limits: {boot: 60}
+    limits: {boot: 9}
 YAML
 cat >"$work/job.yaml" <<'YAML'
 name: lava-w4
@@ -123,6 +123,77 @@ curl -fsS -H 'Content-Type: application/json' --data @"$work/validate.json" \
 check "LAVA's own validator calls the job rackbisect wrote valid" grep -q '"Job valid."' "$work/validate.out"
 check "the token is in no log or file of the run" \
 	bash -c "! grep -rqF -- \"\$1\" '$state/runs' '$work/run.out' '$work/run.err'" sh "$LAVA_TOKEN"
+
+# The same runs on the virtual lab directly and through LAVA: the same
+# verdicts, the build under test booted each time (v3.3.1-rc1 carries the
+# c1afdaff backport; W3 is where it shows).
+cat >"$work/job-w3.yaml" <<'YAML'
+name: lava-w3
+boards: all
+workloads:
+  - name: W3
+    parameters: {cycles: 20, idle-min: 1, idle-max: 10, reconnect: mixed, seed: 42}
+    timeout: 300
+symptoms:
+  - {name: not-associated, metric: failed_not_associated, compare: ">", threshold: 0}
+  - {name: auth-timeout, log: 'authentication with .* timed out'}
+  - {name: connection-lost, log: 'Connection to AP .* lost'}
+YAML
+verdicts() { sed -n 's/^ *[a-z0-9]* *ar9285 *\([A-Z]*\) *$/\1/p' "$1" | tr '\n' ' '; }
+symptoms() { sed -n 's/^ *[a-z0-9]* W3 #[0-9]*: run [0-9]*: FAIL \([a-z, -]*\) (.*/\1/p' "$1"; }
+for commit in v3.3 v3.3.1-rc1; do
+	"$rb" run "$work/job-w3.yaml" --lab "$vlab_file" --state "$state" --tree "$work/tree" \
+		--commit "$commit" >"$work/direct-$commit.out" 2>"$work/direct-$commit.err"
+	echo $? >"$work/direct-$commit.status"
+	RB_LAVA_TOKEN=$LAVA_TOKEN timeout 600 "$rb" run "$work/job-w3.yaml" --lab "$lava_lab" \
+		--state "$state" --tree "$work/tree" --commit "$commit" >"$work/lava-$commit.out" \
+		2>"$work/lava-$commit.err"
+	echo $? >"$work/lava-$commit.status"
+	grep -h '^job ' "$state"/runs/*/lava.txt 2>/dev/null | cut -d' ' -f2 >>"$work/job-ids"
+done
+check "W3 of v3.3 directly on the virtual lab: PASS (exit 0)" \
+	bash -c "[ \$(cat '$work/direct-v3.3.status') = 0 ] && [ '$(verdicts "$work/direct-v3.3.out")' = 'PASS ' ]"
+check "... and through LAVA: PASS (exit 0)" \
+	bash -c "[ \$(cat '$work/lava-v3.3.status') = 0 ] && [ '$(verdicts "$work/lava-v3.3.out")' = 'PASS ' ]"
+check "W3 of v3.3.1-rc1 directly on the virtual lab: FAIL (exit 1)" \
+	bash -c "[ \$(cat '$work/direct-v3.3.1-rc1.status') = 1 ] && [ '$(verdicts "$work/direct-v3.3.1-rc1.out")' = 'FAIL ' ]"
+check "... and through LAVA: FAIL (exit 1)" \
+	bash -c "[ \$(cat '$work/lava-v3.3.1-rc1.status') = 1 ] && [ '$(verdicts "$work/lava-v3.3.1-rc1.out")' = 'FAIL ' ]"
+direct_symptoms=$(symptoms "$work/direct-v3.3.1-rc1.out")
+check "... with the same symptoms (${direct_symptoms:-none})" \
+	bash -c "[ -n '$direct_symptoms' ] && [ '$direct_symptoms' = '$(symptoms "$work/lava-v3.3.1-rc1.out")' ]"
+lava_run_dir=$(dirname "$(grep -l "^job " "$state"/runs/*/lava.txt | tail -n 1)")
+check "... LAVA's device ran the build, its release and this run's marker checked first" \
+	grep -q "^RACKBISECT-BOOTED ok: .*rc1.* with rackbisect.run=$(basename "$lava_run_dir")$" \
+	"$lava_run_dir/console.log"
+check "... and the build's copy for LAVA's devices is gone once the runs ended" \
+	bash -c "[ -z \"\$(ls -A '$work/artifacts')\" ]"
+
+# A short bisect through LAVA, from the c1afdaff backport's parent to the
+# next commit that builds after it (a state of its own: no evidence from the
+# runs above): each of its runs a LAVA job booting that commit's build.
+culprit=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["culprits"]["linux-3.3.y"])' \
+	"$work/truth.json")
+# the ends: commits that build (the scenario breaks the build here and there)
+builds() {
+	python3 -c 'import json, sys
+broken = {c for b in json.load(open(sys.argv[1]))["build_breaks"] for c in b["broken_commits"]}
+print(next(c for c in sys.stdin.read().split() if c not in broken))' "$work/truth.json"
+}
+good=$(git -C "$work/tree" rev-parse "$culprit^")
+bad=$(git -C "$work/tree" rev-list --reverse --ancestry-path "$culprit..v3.3.1-rc1" | builds)
+started=$SECONDS
+RB_LAVA_TOKEN=$LAVA_TOKEN timeout 900 "$rb" bisect "$work/job-w3.yaml" --lab "$lava_lab" \
+	--state "$work/bisect-state" --tree "$work/tree" --good "$good" --bad "$bad" >"$work/bisect.out" \
+	2>"$work/bisect.err"
+status=$?
+grep -h '^job ' "$work/bisect-state"/runs/*/lava.txt 2>/dev/null | cut -d' ' -f2 >>"$work/job-ids"
+echo "# the bisect through LAVA took $((SECONDS - started)) s"
+check "a short bisect through LAVA ends on the c1afdaff backport (exit 1)" \
+	bash -c "[ $status -eq 1 ] && grep -q '^first bad commit: $culprit' '$work/bisect.out'"
+check "... each of its runs a LAVA job ($(grep -c 'event=lava-submitted' "$work/bisect.err") of them)" \
+	bash -c "[ \$(grep -c 'event=lava-submitted' '$work/bisect.err') -ge 3 ] &&
+		[ \$(grep -c 'event=lava-submitted' '$work/bisect.err') -eq \$(grep -c '^board=la01 run=[0-9]* event=done' '$work/bisect.err') ]"
 
 # The board's sshd gone: LAVA cannot reach its device, the job ends
 # Incomplete with an Infrastructure error, and the run is INFRA (retried).
