@@ -11,6 +11,10 @@
 #                                SCHEDULER,WORKER}_PID and LAVA_PIDS
 #   lava_api METHOD PATH [curl args]   authenticated REST call (body on stdout)
 #   lava_add_ssh_device NAME HOST PORT USER IDENTITY_FILE
+#                                a device of type ssh; its connection_command
+#                                (the same ssh) and the minimal boot method let
+#                                a job log in again after a kexec (job.h)
+#   lava_serve_artifacts DIR PORT   a web server showing DIR (python3 http.server)
 #   lava_stop [WORKDIR]          stop (by PID) everything lava_start started
 # Callers should `trap lava_stop EXIT` right after sourcing.
 #

@@ -373,6 +373,24 @@ static void test_lava_lab_loads_its_server_and_device_types(void **state)
 	}
 }
 
+/* The example a LAVA lab starts from loads as it says. */
+static void test_lava_example_loads(void **state)
+{
+	struct lab *lab = NULL;
+	char error[1024];
+
+	(void)state;
+	if (lab_load("labs/lava.example.yaml", &lab, error, sizeof(error)) != 0)
+		fail_msg("%s", error);
+	assert_string_equal(lab->type, "lava");
+	assert_string_equal(lab->lava.artifacts_url, "http://coordinator.lab/artifacts");
+	assert_int_equal(lab->board_count, 2);
+	assert_string_equal(lab->boards[0].lava.command_line,
+			    "console=ttyO0,115200n8 root=/dev/mmcblk0p2 rootwait");
+	assert_int_equal(lab->boards[1].boot_timeout_seconds, 180);
+	lab_free(lab);
+}
+
 /* A lab file shows what is wrong, where: the token never in it, what LAVA
  * owns never in it, and nothing of LAVA's in another kind of lab. */
 static void test_lava_mistakes_are_pointed_at(void **state)
@@ -463,6 +481,7 @@ int main(void)
 		cmocka_unit_test(test_bad_limits_and_options_are_pointed_at),
 		cmocka_unit_test(test_lava_lab_loads_its_server_and_device_types),
 		cmocka_unit_test(test_lava_mistakes_are_pointed_at),
+		cmocka_unit_test(test_lava_example_loads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
