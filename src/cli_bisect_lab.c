@@ -304,8 +304,7 @@ static void on_interrupt(uv_signal_t *signal, int number)
 	store_bisection_finish(command->session.store, command->bisection_id, STORE_BISECTION_ABORTED,
 			       "{\"state\":\"ABORTED\",\"reason\":\"interrupted\"}");
 	printf("\nstopped; `rackbisect bisect resume %" PRId64 "` continues\n", command->bisection_id);
-	fflush(NULL);
-	_exit(128 + number);
+	lab_session_exit(&command->session, 128 + number);
 }
 
 static int drive(struct lab_bisect_command *command, bool resume)

@@ -92,8 +92,7 @@ static void on_interrupt(uv_signal_t *signal, int number)
 
 	gate_review_mark_aborted(command->review);
 	printf("\nstopped; the runs so far are stored (`rackbisect runs`)\n");
-	fflush(NULL);
-	_exit(128 + number);
+	lab_session_exit(&command->session, 128 + number);
 }
 
 static int run_review(struct gate_command *command)

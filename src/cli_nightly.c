@@ -241,8 +241,7 @@ static void on_interrupt(uv_signal_t *signal, int number)
 	for (i = 0; i < command->config->branch_count; i++)
 		gate_review_mark_aborted(command->nights[i].review);
 	printf("\nstopped; the runs so far are stored (`rackbisect runs`)\n");
-	fflush(NULL);
-	_exit(128 + number);
+	lab_session_exit(&command->session, 128 + number);
 }
 
 static void run_nights(struct nightly_command *command)

@@ -222,9 +222,9 @@ static void on_stop_signal(uv_signal_t *signal, int number)
 		return;	/* on_built sees -ECANCELED */
 	}
 	/* Every result so far is committed; stopping now is what a crash does,
-	 * and that is safe by design (the next run closes what was in flight). */
-	fflush(NULL);
-	_exit(command->exit_code);
+	 * and that is safe by design (the next run closes what was in flight);
+	 * a LAVA lab's jobs are canceled first. */
+	lab_session_exit(&command->session, command->exit_code);
 }
 
 static void watch_stop_signals(struct run_command *command)

@@ -9,7 +9,10 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "lava/client.h"
 #include "path.h"
+
+#define CANCEL_WAIT_MS 10000	/* LAVA's answers to a stop's cancels */
 
 static int choose_tree(struct lab_session *session, const struct lab_session_options *options)
 {
@@ -193,6 +196,48 @@ void lab_session_close(struct lab_session *session)
 		close(session->lock_fd);
 	memset(session, 0, sizeof(*session));
 	session->lock_fd = -1;
+}
+
+static void exit_now(int code)
+{
+	fflush(NULL);
+	_exit(code);
+}
+
+static void on_cancels_answered(void *data)
+{
+	struct lab_session *session = data;
+
+	log_event(&session->log, LOG_NOTICE, NULL, 0, "lava-canceled", "LAVA took the cancels");
+	exit_now(session->exit_code);
+}
+
+static void on_exit_timer(uv_timer_t *timer)
+{
+	struct lab_session *session = timer->data;
+
+	log_event(&session->log, LOG_NOTICE, NULL, 0, "lava-canceled", "LAVA did not answer every "
+		  "cancel within %d s: see its queue for this coordinator's jobs",
+		  CANCEL_WAIT_MS / 1000);
+	exit_now(session->exit_code);
+}
+
+void lab_session_exit(struct lab_session *session, int code)
+{
+	struct lava_client *lava = session->boards.lava_client;
+	size_t jobs = lava ? lava_client_jobs_in_flight(lava) : 0;
+
+	if (session->exiting || !jobs || !session->loop_ready)
+		exit_now(session->exiting ? session->exit_code : code);
+	session->exiting = true;
+	session->exit_code = code;
+	log_event(&session->log, LOG_NOTICE, NULL, 0, "lava-cancel", "canceling %zu LAVA job%s "
+		  "before stopping", jobs, jobs == 1 ? "" : "s");
+	if (lava_client_cancel_all(lava, on_cancels_answered, session) == 0)
+		exit_now(code);
+	uv_timer_init(&session->loop, &session->exit_timer);
+	session->exit_timer.data = session;
+	uv_timer_start(&session->exit_timer, on_exit_timer, CANCEL_WAIT_MS, 0);
 }
 
 void lab_session_build_request(const struct lab_session *session, const char *tree,

@@ -56,6 +56,10 @@ struct lab_session {
 	char cache_dir[PATH_MAX];	/* built kernels */
 	int lock_fd;
 	bool loop_ready;
+	/* lab_session_exit: the code to end with, once LAVA has answered */
+	int exit_code;
+	bool exiting;
+	uv_timer_t exit_timer;
 };
 
 /* 0, or a CLI exit code after printing what is wrong (CLI_EXIT_USAGE for a
@@ -65,6 +69,16 @@ struct lab_session {
 int lab_session_open(struct lab_session *session, const struct lab_session_options *options);
 /* Closes the boards, runs the loop until every handle is closed, frees all. */
 void lab_session_close(struct lab_session *session);
+
+/*
+ * Ends the process now (a stop signal: every result so far is stored, and
+ * the next command closes what was in flight, as after a crash), except for
+ * what only this process can end: a LAVA lab's jobs in flight are canceled
+ * first, waiting at most a few seconds for LAVA's answers on the loop (call
+ * from a loop callback). A second call ends at once. Never returns when
+ * there is nothing to wait for.
+ */
+void lab_session_exit(struct lab_session *session, int code);
 
 /* The kernel build request for `ref` of `tree` (NULL: the session's tree), per its job. */
 void lab_session_build_request(const struct lab_session *session, const char *tree,

@@ -21,6 +21,12 @@ struct lava_client {
 	struct http_client *http;
 	char url[512];			/* without a trailing '/' */
 	char authorization[600];	/* "Authorization: Token ..." */
+	long *jobs;			/* in flight: submitted, not forgotten */
+	size_t job_count, job_size;
+	bool stopping;			/* cancel_all ran: no more submissions */
+	size_t cancels_pending;
+	void (*cancels_done)(void *data);
+	void *cancels_data;
 };
 
 enum call_kind { CALL_SUBMIT, CALL_PLAIN, CALL_PAGES };
@@ -144,9 +150,67 @@ void lava_client_close(struct lava_client *client)
 {
 	if (!client)
 		return;
+	free(client->jobs);
 	http_client_close(client->http);
 	memset(client->authorization, 0, sizeof(client->authorization));
 	free(client);
+}
+
+/* ---- the jobs in flight ------------------------------------------------------------------- */
+
+/* Out of memory, a job goes untracked: only a stop would miss canceling it. */
+static void remember_job(struct lava_client *client, long job_id)
+{
+	if (client->job_count == client->job_size) {
+		size_t size = client->job_size ? client->job_size * 2 : 16;
+		long *grown = realloc(client->jobs, size * sizeof(*grown));
+
+		if (!grown)
+			return;
+		client->jobs = grown;
+		client->job_size = size;
+	}
+	client->jobs[client->job_count++] = job_id;
+}
+
+void lava_client_forget_job(struct lava_client *client, long job_id)
+{
+	size_t i;
+
+	for (i = 0; i < client->job_count; i++)
+		if (client->jobs[i] == job_id) {
+			client->jobs[i] = client->jobs[--client->job_count];
+			return;
+		}
+}
+
+size_t lava_client_jobs_in_flight(const struct lava_client *client)
+{
+	return client->job_count;
+}
+
+static void on_canceled(const struct lava_answer *answer, void *data)
+{
+	struct lava_client *client = data;
+
+	(void)answer;		/* best effort: a job that already ended cannot be canceled */
+	if (--client->cancels_pending == 0 && client->cancels_done)
+		client->cancels_done(client->cancels_data);
+}
+
+size_t lava_client_cancel_all(struct lava_client *client, void (*done)(void *data), void *data)
+{
+	size_t i;
+
+	client->stopping = true;
+	client->cancels_done = NULL;	/* not before every cancel is sent */
+	for (i = 0; i < client->job_count; i++)
+		if (lava_job_cancel(client, client->jobs[i], on_canceled, client) == 0)
+			client->cancels_pending++;
+	client->job_count = 0;
+	client->cancels_done = done;
+	client->cancels_data = data;
+	return client->cancels_pending;
 }
 
 /* ---- answers ------------------------------------------------------------------------------- */
@@ -220,6 +284,7 @@ static void on_submitted(struct call *call, const struct http_answer *http)
 			 call->client->url, call->what, http->body);
 		return finish(call, -EIO, 0, http->body, error);
 	}
+	remember_job(call->client, job_id);
 	finish(call, 0, job_id, http->body, NULL);
 }
 
@@ -361,6 +426,8 @@ static int post_definition(struct lava_client *client, const char *path, enum ca
 int lava_submit(struct lava_client *client, const char *definition, lava_answer_cb callback,
 		void *data)
 {
+	if (client->stopping)
+		return -ECANCELED;
 	return post_definition(client, "jobs/", CALL_SUBMIT, definition, "submitting a job",
 			       callback, data);
 }

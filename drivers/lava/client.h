@@ -61,6 +61,19 @@ int lava_job_tests(struct lava_client *client, long job_id, lava_answer_cb callb
 int lava_job_logs(struct lava_client *client, long job_id, lava_answer_cb callback, void *data);
 int lava_job_cancel(struct lava_client *client, long job_id, lava_answer_cb callback, void *data);
 
+/*
+ * The jobs this client has in LAVA: each job lava_submit got an id for,
+ * until its run lets it go (lava_client_forget_job, once it has read the
+ * job's end). When rackbisect stops, lava_client_cancel_all asks LAVA to
+ * cancel every one of them, and refuses further submissions (-ECANCELED):
+ * a stopped coordinator must not leave devices busy with jobs nobody reads.
+ * It returns how many cancels it sent; `done` runs once all are answered
+ * (never, when it returned 0).
+ */
+void lava_client_forget_job(struct lava_client *client, long job_id);
+size_t lava_client_jobs_in_flight(const struct lava_client *client);
+size_t lava_client_cancel_all(struct lava_client *client, void (*done)(void *data), void *data);
+
 /* Pending requests end with -ECANCELED; freed once its handles close. */
 void lava_client_close(struct lava_client *client);
 

@@ -162,6 +162,8 @@ static void finish(struct lava_run *run)
 	if (run->finished)
 		return;
 	run->finished = true;
+	if (run->job_id > 0)
+		lava_client_forget_job(run->options.client, run->job_id);	/* its end is read */
 	remove_artifacts(run);
 	judge(run);
 	run->report.run_id = run->id;
@@ -565,6 +567,7 @@ static void submit(uv_timer_t *timer)
 {
 	struct lava_run *run = timer->data;
 	char error[600], *definition = NULL;
+	int rc;
 
 	if (run->spec.build_failure)
 		return finish(run);		/* SKIP: nothing to send */
@@ -573,10 +576,15 @@ static void submit(uv_timer_t *timer)
 		return lab_trouble(run, "no LAVA job for %s: %s", run->spec.workload->name, error);
 	run_record_file(run->options.environment, board_name(run), run->id, run->dir, "job.yaml",
 			definition);
-	if (lava_submit(run->options.client, definition, on_submitted, run) == 0)
+	rc = lava_submit(run->options.client, definition, on_submitted, run);
+	if (rc == 0) {
 		run->pending++;
-	else
+	} else if (rc == -ECANCELED) {
+		run->report.retry_cannot_help = true;	/* nor elsewhere: we are stopping */
+		lab_trouble(run, "rackbisect is stopping: nothing more goes to LAVA");
+	} else {
 		lab_trouble(run, "cannot submit to LAVA at %s", run->options.lab->lava.url);
+	}
 	free(definition);
 }
 

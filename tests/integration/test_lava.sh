@@ -195,6 +195,29 @@ check "... each of its runs a LAVA job ($(grep -c 'event=lava-submitted' "$work/
 	bash -c "[ \$(grep -c 'event=lava-submitted' '$work/bisect.err') -ge 3 ] &&
 		[ \$(grep -c 'event=lava-submitted' '$work/bisect.err') -eq \$(grep -c '^board=la01 run=[0-9]* event=done' '$work/bisect.err') ]"
 
+# Stopping rackbisect (Ctrl-C) cancels its jobs in LAVA before it ends: a
+# stopped coordinator leaves no device busy with a job nobody reads.
+mkfifo "$work/running"
+RB_LAVA_TOKEN=$LAVA_TOKEN "$rb" run "$work/job-w3.yaml" --lab "$lava_lab" --state "$state" \
+	--tree "$work/tree" --commit v3.3 >"$work/stop.out" \
+	2> >(tee "$work/stop.err" | { awk '/event=lava-running/ { seen = 1; exit }
+		END { print seen ? "seen" : "ended" }' >"$work/running"; cat >/dev/null; }) &
+stopped=$!
+event=$(timeout 300 cat "$work/running")
+check "a run's job reaches LAVA's device" test "$event" = seen
+kill -INT "$stopped"
+wait "$stopped"
+status=$?
+stopped_job=$(sed -n 's/.*as LAVA job \([0-9]*\)"$/\1/p' "$work/stop.err" | tail -n 1)
+echo "$stopped_job" >>"$work/job-ids"
+check "Ctrl-C: rackbisect stops (exit 130)" test "$status" -eq 130
+check "... canceling its LAVA job ($stopped_job) first" \
+	bash -c "grep -q 'event=lava-cancel detail=\"canceling 1 LAVA job' '$work/stop.err' &&
+		grep -q 'event=lava-canceled detail=\"LAVA took the cancels' '$work/stop.err'"
+job_canceled() { lava_api GET "/api/v0.2/jobs/$stopped_job/" | grep -q '"health": *"Canceled"'; }
+_lava_wait 120 "LAVA job $stopped_job canceled" job_canceled
+check "... which LAVA ends Canceled" test $? -eq 0
+
 # The board's sshd gone: LAVA cannot reach its device, the job ends
 # Incomplete with an Infrastructure error, and the run is INFRA (retried).
 "$vlab" power --lab "$vlab_file" --state "$state" lv01 off >"$work/off.out" 2>&1
