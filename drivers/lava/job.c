@@ -453,25 +453,42 @@ static void timeout(struct emitter *e, const char *key, unsigned int seconds)
 	end_map(e);
 }
 
-/* Into the device's shell the device type's way (ssh: copies the test
- * overlay and logs in). */
-static void emit_boot_ssh(struct emitter *e, const char *namespace)
+/* - KIND: {namespace: NS, ...}: an action; NULL namespace: none named. */
+static void begin_action(struct emitter *e, const char *kind, const char *namespace)
 {
 	begin_map(e);
-	scalar(e, "boot");
+	scalar(e, kind);
 	begin_map(e);
 	if (namespace)
 		pair(e, "namespace", namespace);
-	pair(e, "method", "ssh");
-	pair(e, "connection", "ssh");
+}
+
+static void end_action(struct emitter *e)
+{
+	end_map(e);
+	end_map(e);
+}
+
+/* What a root shell's prompt holds, on any device. */
+static void emit_prompts(struct emitter *e)
+{
 	scalar(e, "prompts");
 	begin_list(e);
 	scalar(e, "root@");
 	scalar(e, "# ");
 	end_list(e);
+}
+
+/* Into the device's shell the device type's way (ssh: copies the test
+ * overlay and logs in). */
+static void emit_boot_ssh(struct emitter *e, const char *namespace)
+{
+	begin_action(e, "boot", namespace);
+	pair(e, "method", "ssh");
+	pair(e, "connection", "ssh");
+	emit_prompts(e);
 	timeout(e, "timeout", 300);
-	end_map(e);
-	end_map(e);
+	end_action(e);
 }
 
 /*
@@ -492,10 +509,7 @@ static void emit_boot_into_build(struct emitter *e, unsigned int retries, unsign
 {
 	char number[16];
 
-	begin_map(e);
-	scalar(e, "boot");
-	begin_map(e);
-	pair(e, "namespace", BUILD_NAMESPACE);
+	begin_action(e, "boot", BUILD_NAMESPACE);
 	pair(e, "method", "minimal");
 	pair(e, "reset", "false");
 	/* over SSH no kernel messages come: the login is the sign */
@@ -504,18 +518,13 @@ static void emit_boot_into_build(struct emitter *e, unsigned int retries, unsign
 	scalar(e, "kernel-start-message");
 	scalar_styled(e, "", YAML_SINGLE_QUOTED_SCALAR_STYLE);	/* a string, never null */
 	end_map(e);
-	scalar(e, "prompts");
-	begin_list(e);
-	scalar(e, "root@");
-	scalar(e, "# ");
-	end_list(e);
+	emit_prompts(e);
 	snprintf(number, sizeof(number), "%u", retries);
 	pair(e, "failure_retry", number);
 	snprintf(number, sizeof(number), "%u", interval);
 	pair(e, "failure_retry_interval", number);
 	timeout(e, "timeout", seconds);
-	end_map(e);
-	end_map(e);
+	end_action(e);
 }
 
 /* A test action of one inline definition whose single step is `step`. */
@@ -526,11 +535,7 @@ static void emit_test(struct emitter *e, const char *namespace, const char *conn
 	char path[160];
 
 	snprintf(path, sizeof(path), "inline/%s.yaml", name);
-	begin_map(e);
-	scalar(e, "test");
-	begin_map(e);
-	if (namespace)
-		pair(e, "namespace", namespace);
+	begin_action(e, "test", namespace);
 	if (connection_namespace)
 		pair(e, "connection-namespace", connection_namespace);
 	timeout(e, "timeout", seconds);
@@ -558,10 +563,8 @@ static void emit_test(struct emitter *e, const char *namespace, const char *conn
 	end_map(e);
 	end_map(e);
 	end_list(e);
-	end_map(e);
-	end_map(e);
+	end_action(e);
 }
-
 
 /* n with n * n >= the boot time, and one more (see emit_boot_into_build). */
 static unsigned int login_attempts(unsigned int boot_seconds)
@@ -590,16 +593,11 @@ static void emit_actions(struct emitter *e, const struct lava_job_spec *spec, co
 	scalar(e, "actions");
 	begin_list(e);
 	/* the device type's own way onto the device and into its shell */
-	begin_map(e);
-	scalar(e, "deploy");
-	begin_map(e);
-	if (namespace)
-		pair(e, "namespace", namespace);
+	begin_action(e, "deploy", namespace);
 	pair(e, "to", "ssh");
 	pair(e, "os", "debian");
 	timeout(e, "timeout", 300);
-	end_map(e);
-	end_map(e);
+	end_action(e);
 	emit_boot_ssh(e, namespace);
 	if (deploy_step) {
 		unsigned int boot = spec->deploy->boot_seconds;

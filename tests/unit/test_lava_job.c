@@ -425,6 +425,10 @@ static void test_deploy_step_puts_the_build_on_the_device(void **state)
 	spec.deploy = &served.deploy;
 	yaml = definition(&spec);
 	step = step_of(yaml, 2);
+	/* the hand-over goes to the background: the shell waits for it here */
+	step = realloc(step, strlen(step) + sizeof("\nwait\n"));
+	assert_non_null(step);
+	strcat(step, "\nwait\n");
 	assert_int_equal(run_step(&device, step, &output), 0);
 	assert_non_null(strstr(output, LAVA_DEPLOY " ok: 3.3.1-rc1 loaded"));
 	snprintf(path, sizeof(path), "%s/3.3.1-rc1/kernel/ath9k.ko", served.modules_dir);
