@@ -10,8 +10,8 @@
 #                                LAVA_WORKDIR, LAVA_{PG,PUBLISHER,GUNICORN,
 #                                SCHEDULER,WORKER}_PID and LAVA_PIDS
 #   lava_api METHOD PATH [curl args]   authenticated REST call (body on stdout)
-#   lava_add_ssh_device NAME HOST PORT USER IDENTITY_FILE
-#                                a device of type ssh; its connection_command
+#   lava_add_ssh_device NAME HOST PORT USER IDENTITY_FILE [TAG...]
+#                                a device of type ssh (with those tags); its connection_command
 #                                (the same ssh) and the minimal boot method let
 #                                a job log in again after a kexec (job.h)
 #   lava_serve_artifacts DIR PORT   a web server showing DIR (python3 http.server)
@@ -346,8 +346,10 @@ _lava_worker_online() {
 }
 
 lava_add_ssh_device() {
-	local name=${1:?usage: lava_add_ssh_device NAME HOST PORT USER IDENTITY_FILE}
+	local name=${1:?usage: lava_add_ssh_device NAME HOST PORT USER IDENTITY_FILE [TAG...]}
 	local host=${2:?} port=${3:?} user=${4:?} ident=${5:?}
+	shift 5
+	local tags="$*"		# plain words: LAVA tag names
 	[ -n "${LAVA_WORKDIR:-}" ] || { _lava_log "lava_start first"; return 1; }
 	local dict="$LAVA_WORKDIR/lava/devices/$name.jinja2"
 	cat >"$dict" <<-EOF
@@ -363,7 +365,7 @@ lava_add_ssh_device() {
 	EOF
 	chown lavaserver:lavaserver "$dict"
 	if ! _lava_manage shell -c "
-from lava_scheduler_app.models import Device, DeviceType, Worker
+from lava_scheduler_app.models import Device, DeviceType, Tag, Worker
 dt, _ = DeviceType.objects.get_or_create(name='ssh')
 dt.display = True; dt.save()
 w = Worker.objects.get(hostname='$LAVA_WORKER_NAME')
@@ -372,6 +374,8 @@ d, created = Device.objects.get_or_create(hostname='$name', defaults={
     'state': Device.STATE_IDLE, 'health': Device.HEALTH_GOOD})
 d.device_type = dt; d.worker_host = w; d.health = Device.HEALTH_GOOD
 d.save()
+for name in '$tags'.split():
+    d.tags.add(Tag.objects.get_or_create(name=name)[0])
 " >>"$LAVA_WORKDIR/logs/setup.log" 2>&1; then
 		_lava_log "adding device $name failed, see $LAVA_WORKDIR/logs/setup.log"
 		return 1

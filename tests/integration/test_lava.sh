@@ -55,12 +55,19 @@ boards:
     console: {driver: virtual, port: 7000}
     boot: {driver: virtual, fallback: 3.3.0-lab-fallback}
     seed: 1
+  - name: lv02
+    chip: ar9285
+    transport: {host: 127.77.17.12, port: 2222}
+    console: {driver: virtual, port: 7001}
+    boot: {driver: virtual, fallback: 3.3.0-lab-fallback}
+    seed: 2
 YAML
 "$rb" lab up "$vlab_file" --state "$state" >"$work/up.out" 2>&1
-check "the virtual board LAVA will drive is up" test $? -eq 0
+check "the virtual boards LAVA will drive are up" test $? -eq 0
 key=$state/labs/lavaboards/id_ed25519
-lava_add_ssh_device lava-lv01 127.77.17.11 2222 root "$key" >"$work/device.log" 2>&1
-check "LAVA has a device of type ssh pointing at the board's sshd" test $? -eq 0
+lava_add_ssh_device lava-lv01 127.77.17.11 2222 root "$key" lv01 >"$work/device.log" 2>&1 &&
+	lava_add_ssh_device lava-lv02 127.77.17.12 2222 root "$key" lv02 >>"$work/device.log" 2>&1
+check "LAVA has two devices of type ssh, tagged, pointing at the boards' sshd" test $? -eq 0
 
 cat >"$lava_lab" <<YAML
 name: lavalab
@@ -74,7 +81,14 @@ lava:
 boards:
   - name: la01
     chip: ar9285
-    lava: {device_type: ssh}
+    lava: {device_type: ssh, tags: [lv01]}
+    limits: {boot: 9}
+YAML
+# the bisect's lab: both devices, so a round keeps two jobs in flight
+cat "$lava_lab" - >"$work/lava-two.yaml" <<YAML
+  - name: la02
+    chip: ar9285
+    lava: {device_type: ssh, tags: [lv02]}
     limits: {boot: 9}
 YAML
 cat >"$work/job.yaml" <<'YAML'
@@ -142,8 +156,8 @@ YAML
 verdicts() { sed -n 's/^ *[a-z0-9]* *ar9285 *\([A-Z]*\) *$/\1/p' "$1" | tr '\n' ' '; }
 symptoms() { sed -n 's/^ *[a-z0-9]* W3 #[0-9]*: run [0-9]*: FAIL \([a-z, -]*\) (.*/\1/p' "$1"; }
 for commit in v3.3 v3.3.1-rc1; do
-	"$rb" run "$work/job-w3.yaml" --lab "$vlab_file" --state "$state" --tree "$work/tree" \
-		--commit "$commit" >"$work/direct-$commit.out" 2>"$work/direct-$commit.err"
+	"$rb" run "$work/job-w3.yaml" --lab "$vlab_file" --boards lv01 --state "$state" \
+		--tree "$work/tree" --commit "$commit" >"$work/direct-$commit.out" 2>"$work/direct-$commit.err"
 	echo $? >"$work/direct-$commit.status"
 	RB_LAVA_TOKEN=$LAVA_TOKEN timeout 600 "$rb" run "$work/job-w3.yaml" --lab "$lava_lab" \
 		--state "$state" --tree "$work/tree" --commit "$commit" >"$work/lava-$commit.out" \
@@ -183,7 +197,7 @@ print(next(c for c in sys.stdin.read().split() if c not in broken))' "$work/trut
 good=$(git -C "$work/tree" rev-parse "$culprit^")
 bad=$(git -C "$work/tree" rev-list --reverse --ancestry-path "$culprit..v3.3.1-rc1" | builds)
 started=$SECONDS
-RB_LAVA_TOKEN=$LAVA_TOKEN timeout 900 "$rb" bisect "$work/job-w3.yaml" --lab "$lava_lab" \
+RB_LAVA_TOKEN=$LAVA_TOKEN timeout 900 "$rb" bisect "$work/job-w3.yaml" --lab "$work/lava-two.yaml" \
 	--state "$work/bisect-state" --tree "$work/tree" --good "$good" --bad "$bad" >"$work/bisect.out" \
 	2>"$work/bisect.err"
 status=$?
@@ -193,7 +207,11 @@ check "a short bisect through LAVA ends on the c1afdaff backport (exit 1)" \
 	bash -c "[ $status -eq 1 ] && grep -q '^first bad commit: $culprit' '$work/bisect.out'"
 check "... each of its runs a LAVA job ($(grep -c 'event=lava-submitted' "$work/bisect.err") of them)" \
 	bash -c "[ \$(grep -c 'event=lava-submitted' '$work/bisect.err') -ge 3 ] &&
-		[ \$(grep -c 'event=lava-submitted' '$work/bisect.err') -eq \$(grep -c '^board=la01 run=[0-9]* event=done' '$work/bisect.err') ]"
+		[ \$(grep -c 'event=lava-submitted' '$work/bisect.err') -eq \$(grep -c '^board=la0[12] run=[0-9]* event=done' '$work/bisect.err') ]"
+# most jobs running at once, from the bisect's own events
+in_flight=$(awk '/event=lava-running/ { n++; if (n > most) most = n }
+	/^board=la0[12] run=[0-9]* event=done/ { if (n > 0) n-- } END { print most + 0 }' "$work/bisect.err")
+check "... two of them running in LAVA at once, one per device ($in_flight)" test "$in_flight" -ge 2
 
 # Stopping rackbisect (Ctrl-C) cancels its jobs in LAVA before it ends: a
 # stopped coordinator leaves no device busy with a job nobody reads.
