@@ -8,6 +8,7 @@
 #include "config_yaml.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +16,23 @@
 #define DEFAULT_JOB_TIMEOUT 3600
 #define DEFAULT_QUEUE_TIMEOUT 86400
 
+/* Does text start with one of the schemes, and hold something after it? */
+static bool has_scheme(const char *text, const char *const *schemes, size_t count)
+{
+	size_t i;
+
+	for (i = 0; text && i < count; i++)
+		if (strncmp(text, schemes[i], strlen(schemes[i])) == 0 && text[strlen(schemes[i])])
+			return true;
+	return false;
+}
+
 /* http or https, and something after it: the rest is LAVA's to answer. */
 static int expect_url(struct config_loader *loader, yaml_node_t *node, char **out)
 {
-	const char *text = config_scalar(node);
+	static const char *const schemes[] = { "http://", "https://" };
 
-	if (!text || (strncmp(text, "http://", 7) != 0 && strncmp(text, "https://", 8) != 0) ||
-	    !text[strncmp(text, "http://", 7) == 0 ? 7 : 8])
+	if (!has_scheme(config_scalar(node), schemes, 2))
 		return config_fail_at(loader, node, "lava url must be http://HOST[:PORT] or "
 				      "https://..., e.g. http://lava.lab:80");
 	return config_expect_string(loader, node, "lava url", out);
@@ -33,13 +44,9 @@ static int expect_artifacts_url(struct config_loader *loader, yaml_node_t *node,
 {
 	static const char *const schemes[] = { "http://", "https://", "file:///" };
 	const char *text = config_scalar(node);
-	size_t i;
 	int rc;
 
-	for (i = 0; text && i < sizeof(schemes) / sizeof(schemes[0]); i++)
-		if (strncmp(text, schemes[i], strlen(schemes[i])) == 0 && text[strlen(schemes[i])])
-			break;
-	if (!text || i == sizeof(schemes) / sizeof(schemes[0]) || strpbrk(text, " \t\n'\"\\"))
+	if (!has_scheme(text, schemes, 3) || strpbrk(text, " \t\n'\"\\"))
 		return config_fail_at(loader, node, "lava artifacts url must be http://HOST/PATH, "
 				      "https://... or file:///PATH (what the devices fetch the "
 				      "artifacts directory at), without spaces or quotes");
