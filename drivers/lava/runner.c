@@ -50,7 +50,8 @@ struct lava_run {
 	char boot_failure[700];		/* the build did not come up as itself; "" */
 	/* the build, put where LAVA's devices fetch it: <artifacts dir>/run-ID-XXXXXX */
 	char artifacts[PATH_MAX];
-	char artifacts_url[PATH_MAX];
+	char image_url[PATH_MAX];	/* what the job fetches; "" before compose */
+	char modules_url[PATH_MAX];	/* "" when the build has no modules */
 	char device_dir[160];		/* the deploy's own directory on the device */
 	char marker[40];		/* "rackbisect.run=ID" on the build's command line */
 	struct run_report report;
@@ -225,8 +226,6 @@ static bool conclude_build(struct lava_run *run)
 	const struct lava_output *output = &run->output;
 	const char *device = run->state.device[0] ? run->state.device : "the device";
 
-	if (!run->artifacts_url[0])
-		return false;			/* the job carried no build */
 	if (output->deploy.step == LAVA_STEP_FAILED) {
 		lab_trouble(run, "LAVA job %ld: putting the build on %s failed: %s", run->job_id,
 			    device, output->deploy.detail);
@@ -265,7 +264,7 @@ static void conclude(struct lava_run *run)
 	if (conclude_build(run))
 		return;
 	/* the deploy's own step timing out is the lab's, not the build's */
-	if (verdict == LAVA_HANG && run->artifacts_url[0] && run->output.deploy.step != LAVA_STEP_OK)
+	if (verdict == LAVA_HANG && run->output.deploy.step != LAVA_STEP_OK)
 		verdict = LAVA_INFRA;
 	switch (verdict) {
 	case LAVA_RAN:
@@ -499,12 +498,17 @@ static int put_build(struct lava_run *run, struct lava_job_deploy *deploy, char 
 	    (run->spec.modules &&
 	     (rc = put_artifact(run, run->spec.modules, "modules.tar.gz", error, error_len)) != 0))
 		return rc;
-	if (path_format(run->artifacts_url, sizeof(run->artifacts_url), "%s/%s",
-			lab->lava.artifacts_url, name) != 0) {
+	if (path_format(run->image_url, sizeof(run->image_url), "%s/%s/vmlinuz",
+			lab->lava.artifacts_url, name) != 0 ||
+	    (run->spec.modules &&
+	     path_format(run->modules_url, sizeof(run->modules_url), "%s/%s/modules.tar.gz",
+			 lab->lava.artifacts_url, name) != 0)) {
 		snprintf(error, error_len, "lava artifacts url: too long");
 		return -ENAMETOOLONG;
 	}
 	*deploy = (struct lava_job_deploy){
+		.image_url = run->image_url,
+		.modules_url = run->modules_url[0] ? run->modules_url : NULL,
 		.release = run->spec.release,
 		.marker = run->marker,
 		.command_line = run->options.environment->job->kernel.command_line,
@@ -522,7 +526,6 @@ static int compose(struct lava_run *run, char **definition, char *error, size_t 
 	const struct job_workload *workload = run->spec.workload;
 	const struct lab_lava *lava = &run->options.lab->lava;
 	char script_path[PATH_MAX], name[256], commit[13];
-	char image_url[PATH_MAX + 16], modules_url[PATH_MAX + 16];
 	char *library = read_workload_file(run, "lib.sh"), *script, *script_name;
 	unsigned int job_timeout = workload->timeout_seconds + BOOT_ALLOWANCE_SECONDS;
 	struct lava_job_deploy deploy;
@@ -552,10 +555,6 @@ static int compose(struct lava_run *run, char **definition, char *error, size_t 
 			.deploy = &deploy,
 		};
 
-		snprintf(image_url, sizeof(image_url), "%s/vmlinuz", run->artifacts_url);
-		snprintf(modules_url, sizeof(modules_url), "%s/modules.tar.gz", run->artifacts_url);
-		deploy.image_url = image_url;
-		deploy.modules_url = run->spec.modules ? modules_url : NULL;
 		rc = lava_job_definition(&spec, definition, error, error_len);
 	}
 	free(library);
