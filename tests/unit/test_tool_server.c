@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -240,12 +242,58 @@ static void test_unreachable_board_exits_126(void **state)
 	snprintf(harness->socket_path, sizeof(harness->socket_path), "%s/tool.sock", harness->directory);
 }
 
+static void on_give_up(uv_timer_t *timer)
+{
+	int *timed_out = timer->data;
+
+	*timed_out = 1;
+}
+
+/* Sends a whole request for `iw dev` and hangs up before any answer, as a
+ * tool does whose reader exited (`iw dev | awk '... exit'`). */
+static void send_request_and_hang_up(const char *socket_path)
+{
+	static const char request[] = "RBT1\n2\n2\niw3\ndev1\n/";
+	struct sockaddr_un address = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	snprintf(address.sun_path, sizeof(address.sun_path), "%s", socket_path);
+	assert_int_equal(connect(fd, (struct sockaddr *)&address, sizeof(address)), 0);
+	assert_int_equal(write(fd, request, sizeof(request) - 1), (ssize_t)(sizeof(request) - 1));
+	close(fd);
+}
+
+static void test_tool_that_hangs_up_early_ends_only_its_session(void **state)
+{
+	struct harness *harness = *state;
+	uv_timer_t give_up;
+	int timed_out = 0;
+
+	send_request_and_hang_up(harness->socket_path);
+	uv_timer_init(&harness->loop, &give_up);
+	give_up.data = &timed_out;
+	uv_timer_start(&give_up, on_give_up, 10000, 0);
+	/* the answer goes to a closed socket: EPIPE, which must not kill us */
+	while (harness->handler_calls == 0 && !timed_out)
+		uv_run(&harness->loop, UV_RUN_ONCE);
+	uv_close((uv_handle_t *)&give_up, NULL);
+	assert_int_equal(harness->handler_calls, 1);
+	/* and the board still answers the next tool */
+	run_tool(harness, "iw", (char *[]){ "dev", NULL });
+	assert_int_equal(harness->handler_calls, 2);
+	assert_int_equal(harness->exit_status, 42);
+	assert_string_equal(harness->stdout_text, "arg0=iw\narg1=dev\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_tool_gets_argv_cwd_and_status, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unanswered_tool_blocks_until_sessions_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreachable_board_exits_126, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tool_that_hangs_up_early_ends_only_its_session, setup,
+						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
 #include "virtual/board/tool_server.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,6 +278,10 @@ int tool_server_start(uv_loop_t *loop, const char *path, tool_handler handler, v
 
 	if (!server)
 		return -ENOMEM;
+	/* A tool whose reader went away (`iw dev | awk '... exit'`) dies before
+	 * its answer is all written: that is an EPIPE for its session, never a
+	 * SIGPIPE that ends the whole board and every tool after it. */
+	signal(SIGPIPE, SIG_IGN);
 	server->handler = handler;
 	server->context = context;
 	uv_pipe_init(loop, &server->listener, 0);

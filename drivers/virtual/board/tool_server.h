@@ -25,7 +25,9 @@ struct tool_request {
 typedef void (*tool_handler)(void *context, struct tool_session *session,
 			     const struct tool_request *request);
 
-/* Listens on a Unix socket at `path` (replacing a stale one). 0 or negative errno. */
+/* Listens on a Unix socket at `path` (replacing a stale one). 0 or negative errno.
+ * Ignores SIGPIPE from then on, in the whole process: a tool that hangs up
+ * before its answer is written ends its own session, not the server. */
 int tool_server_start(uv_loop_t *loop, const char *path, tool_handler handler, void *context,
 		      struct tool_server **server);
 /* Ends every open session at once, as a reboot ends SSH sessions. */
