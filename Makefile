@@ -52,7 +52,7 @@ TEST_HELPER_SRCS := $(wildcard tests/unit/helpers/*.c)
 
 objs = $(patsubst %.c,$(1)/obj/%.o,$(2))
 
-.PHONY: all deps check demo bench clean unit-tests
+.PHONY: all deps check demo bench fuzz clean unit-tests fuzz-replay
 # Keep objects make would treat as intermediate (tests, benchmarks).
 .SECONDARY:
 all: $(BUILD)/rackbisect $(BUILD)/rackbisect-vlab $(BUILD)/rackbisect-board-tool
@@ -60,13 +60,17 @@ all: $(BUILD)/rackbisect $(BUILD)/rackbisect-vlab $(BUILD)/rackbisect-board-tool
 # ---- dependencies ----------------------------------------------------------
 # A stamp per package list: deps are checked once, installed only if missing.
 DEPS_STAMP := $(BUILD)/.deps-$(shell echo $(DEBIAN_PACKAGES) | cksum | cut -d' ' -f1)
-deps:
-	@missing=$$(for p in $(DEBIAN_PACKAGES); do \
+# install-missing PACKAGES: apt-get install what dpkg does not have yet
+define install-missing
+	@missing=$$(for p in $(1); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "make deps: installing:" $$missing; \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
 	else echo "make deps: all Debian packages present"; fi
+endef
+deps:
+	$(call install-missing,$(DEBIAN_PACKAGES))
 	@mkdir -p $(BUILD) && touch $(DEPS_STAMP)
 
 $(DEPS_STAMP):
@@ -126,11 +130,44 @@ $(BUILD)/asan/tests/%: $(BUILD)/asan/obj/tests/unit/%.o $(call objs,$(BUILD)/asa
 
 unit-tests: $(addprefix $(BUILD)/asan/tests/,$(UNIT_TESTS))
 
+# ---- fuzz harnesses (tests/fuzz/) ------------------------------------------
+# One harness per parser of outside input; make check replays every saved
+# input through the sanitized ones, make fuzz runs AFL++ on the afl-cc ones.
+FUZZ_HARNESSES := $(filter-out fuzz_main,$(basename $(notdir $(wildcard tests/fuzz/fuzz_*.c))))
+
+$(BUILD)/asan/fuzz/%: $(BUILD)/asan/obj/tests/fuzz/%.o $(BUILD)/asan/obj/tests/fuzz/fuzz_main.o \
+		$(BUILD)/asan/librackbisect.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+
+fuzz-replay: $(addprefix $(BUILD)/asan/fuzz/,$(FUZZ_HARNESSES))
+
+# AFL++ (Debian's afl++, which brings clang) only for make fuzz: make check
+# and make demo do not need it.
+FUZZ_PACKAGES := afl++
+FUZZ_DEPS_STAMP := $(BUILD)/.fuzz-deps-$(shell echo $(FUZZ_PACKAGES) | cksum | cut -d' ' -f1)
+$(FUZZ_DEPS_STAMP): | $(DEPS_STAMP)
+	$(call install-missing,$(FUZZ_PACKAGES))
+	@touch $@
+
+AFL_CC := AFL_QUIET=1 AFL_USE_ASAN=1 AFL_USE_UBSAN=1 afl-cc
+$(BUILD)/afl/obj/%.o: %.c | $(FUZZ_DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(AFL_CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/afl/librackbisect.a: $(call objs,$(BUILD)/afl,$(LIB_SRCS) $(GENERATED_SRCS))
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/afl/fuzz/%: $(BUILD)/afl/obj/tests/fuzz/%.o $(BUILD)/afl/obj/tests/fuzz/fuzz_main.o \
+		$(BUILD)/afl/librackbisect.a
+	@mkdir -p $(dir $@)
+	$(AFL_CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
+
 # ---- the commands README.md promises ---------------------------------------
 # They run kernel builds (`make` in model kernel trees): those must not see
 # this make's -j and jobserver in MAKEFLAGS (they would warn and run -j1).
 RUN_CLEAN := MAKEFLAGS= MFLAGS= MAKELEVEL=
-check: $(DEPS_STAMP) all $(BUILD)/asan/rackbisect $(BUILD)/asan/rackbisect-vlab unit-tests
+check: $(DEPS_STAMP) all $(BUILD)/asan/rackbisect $(BUILD)/asan/rackbisect-vlab unit-tests fuzz-replay
 	@$(RUN_CLEAN) sh tests/run-all.sh $(BUILD)
 
 demo: $(DEPS_STAMP) all
@@ -139,6 +176,12 @@ demo: $(DEPS_STAMP) all
 bench: $(DEPS_STAMP) all $(BUILD)/bench/bench_sim $(BUILD)/bench/bench_fanout \
 	$(BUILD)/bench/bench_bisect
 	@$(RUN_CLEAN) bash tests/bench/run.sh $(CURDIR)/$(BUILD)
+
+# make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="fuzz_yaml fuzz_ktap"]: see tests/fuzz/README.md
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= $(FUZZ_HARNESSES)
+fuzz: $(addprefix $(BUILD)/afl/fuzz/,$(FUZZ_TARGETS))
+	@$(RUN_CLEAN) bash tests/fuzz/run.sh $(CURDIR)/$(BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf $(BUILD)

@@ -217,7 +217,7 @@ static enum stable_upstream_form reference_in_line(const char *line, size_t leng
 }
 
 /* A line naming a short or misspelt id names nothing: the next may still. */
-static enum stable_upstream_form find_upstream(const char *message, char upstream[ID_LENGTH + 1])
+enum stable_upstream_form stable_find_upstream(const char *message, char upstream[ID_LENGTH + 1])
 {
 	const char *line = message;
 
@@ -271,7 +271,7 @@ static int parse_patch(char *record, struct stable_patch *patch)
 	snprintf(patch->author, sizeof(patch->author), "%s", fields[2]);
 	snprintf(patch->subject, sizeof(patch->subject), "%s", fields[3]);
 	patch->release_commit = is_release_subject(patch->subject);
-	patch->form = find_upstream(fields[4], patch->upstream);
+	patch->form = stable_find_upstream(fields[4], patch->upstream);
 	patch->upstream_in_mainline = -1;
 	return 0;
 }
@@ -550,7 +550,7 @@ static int find_revert(const char *tree, const char *mainline_id, const char *up
 }
 
 /* A line "Fixes: <hex>" whose 12+ hex digits start `upstream`. */
-static bool names_as_fixed(const char *message, const char *upstream)
+bool stable_names_as_fixed(const char *message, const char *upstream)
 {
 	const char *line, *next;
 
@@ -584,7 +584,7 @@ static int find_fix(const char *tree, const char *mainline_id, const char *upstr
 	cursor = first_record(output);
 	while (!rc && (record = next_record(&cursor)) != NULL) {
 		if (split_fields(record, fields, 3) != 0 || !is_commit_id(fields[0]) ||
-		    !names_as_fixed(fields[2], upstream))
+		    !stable_names_as_fixed(fields[2], upstream))
 			continue;
 		copy_id(status->fix, fields[0]);
 		snprintf(status->fix_subject, sizeof(status->fix_subject), "%s", fields[1]);

@@ -32,6 +32,13 @@ struct stable_patch {
 	int upstream_in_mainline;	/* 1 yes, 0 no, -1 not checked (no mainline given, or no upstream) */
 };
 
+/* The upstream commit a queued patch's message names, in either form above
+ * (the first line that names one); STABLE_FORM_NONE with upstream "" if none. */
+enum stable_upstream_form stable_find_upstream(const char *message, char upstream[41]);
+/* Whether the message has a line "Fixes: <id>" whose 12 or more hex digits
+ * start `upstream` (any case). */
+bool stable_names_as_fixed(const char *message, const char *upstream);
+
 struct stable_queue {
 	struct stable_patch *patches;	/* in queue order: oldest first */
 	size_t count;
