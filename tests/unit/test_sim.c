@@ -977,6 +977,55 @@ static void test_write_files(void **state)
 	sim_board_destroy(board);
 }
 
+static ino_t inode_of(const char *dir, const char *name)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return stat(path, &st) == 0 ? st.st_ino : 0;
+}
+
+/* A tool call rewrites the files: only those whose text changed are
+ * replaced (a rename each), and one removed meanwhile comes back. */
+static void test_write_files_leaves_unchanged_files_alone(void **state)
+{
+	struct sim_board *board = booted(state, DRIVER_VARIANT_V3_3, 1, NULL);
+	struct sim_test_output out = { 0 };
+	char root[128], debugfs[160], sysclass[160], uptime[160], path[512], *text;
+	struct sim_board_files files = { debugfs, sysclass, uptime };
+	ino_t name, energy, address;
+
+	snprintf(root, sizeof(root), "%s/files-again", ((struct sim_test_kernels *)*state)->dir);
+	snprintf(debugfs, sizeof(debugfs), "%s/debug", root);
+	snprintf(sysclass, sizeof(sysclass), "%s/class", root);
+	snprintf(uptime, sizeof(uptime), "%s/uptime", root);
+	assert_int_equal(mkdir(root, 0755), 0);
+	sim_test_run(board, &out, "sleep 5");
+	assert_int_equal(sim_board_write_files(board, &files), 0);
+	name = inode_of(sysclass, "hwmon/hwmon0/name");
+	energy = inode_of(sysclass, "hwmon/hwmon0/energy1_input");
+	address = inode_of(sysclass, "net/wlan0/address");
+	assert_true(name && energy && address);
+
+	sim_test_run(board, &out, "sleep 5");
+	assert_int_equal(sim_board_write_files(board, &files), 0);
+	assert_true(inode_of(sysclass, "hwmon/hwmon0/name") == name);
+	assert_true(inode_of(sysclass, "net/wlan0/address") == address);
+	/* five more seconds of idle: more energy, so a new file */
+	assert_true(inode_of(sysclass, "hwmon/hwmon0/energy1_input") != energy);
+
+	snprintf(path, sizeof(path), "%s/net/wlan0/address", sysclass);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(sim_board_write_files(board, &files), 0);
+	text = slurp(sysclass, "net/wlan0/address");
+	assert_non_null(text);
+	assert_true(matches(text, "^([0-9a-f]{2}:){5}[0-9a-f]{2}$"));
+	free(text);
+	sim_test_output_free(&out);
+	sim_board_destroy(board);
+}
+
 /* ---- determinism, several boards, hangs ------------------------------------------------- */
 
 static char *run_script(void **state, enum driver_variant variant, uint64_t seed)
@@ -1229,6 +1278,7 @@ int main(void)
 		cmocka_unit_test(test_sleep_advances_simulated_time),
 		cmocka_unit_test(test_uname_variants),
 		cmocka_unit_test(test_write_files),
+		cmocka_unit_test(test_write_files_leaves_unchanged_files_alone),
 		cmocka_unit_test(test_same_seed_same_run),
 		cmocka_unit_test(test_same_seed_same_failures),
 		cmocka_unit_test(test_different_seeds_differ),

@@ -40,6 +40,8 @@ enum sim_event_kind {
 /* The chip's TIM timer fires this long before each TBTT. */
 #define SIM_TIM_TIMER_LEAD_US 2000
 
+#define SIM_WRITTEN_FILES 16
+
 struct sim_board {
 	char name[64];
 	enum sim_chip chip_id;
@@ -67,6 +69,14 @@ struct sim_board {
 	char ap_bssid[18];
 	int ap_freq;
 	char ap_ip[16];
+
+	/* What sim_board_write_files() last wrote where: a file whose text did
+	 * not change is not written again (a rename per file per tool call was
+	 * most of a virtual board's disk traffic). */
+	struct sim_written_file {
+		uint64_t path_hash, text_hash;
+	} written[SIM_WRITTEN_FILES];
+	size_t written_count;
 
 	char error[256];
 };

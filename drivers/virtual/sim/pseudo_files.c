@@ -92,17 +92,43 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-/* Readers never see half a file: write beside it, then rename over it. */
-static int replace_file(const char *dir, const char *name, const struct text_buffer *text)
+static uint64_t text_hash(const char *data, size_t len)
 {
-	char path[4096], temp[4200];
+	uint64_t hash = 14695981039346656037ULL; /* FNV-1a */
+
+	while (len--)
+		hash = (hash ^ (unsigned char)*data++) * 1099511628211ULL;
+	return hash;
+}
+
+/* The slot remembering what was last written at `path` (a new one if there
+ * is room; NULL when all are taken: the file is then always written). */
+static struct sim_written_file *written_slot(struct sim_board *board, const char *path)
+{
+	uint64_t path_hash = text_hash(path, strlen(path));
+	size_t i;
+
+	for (i = 0; i < board->written_count; i++) {
+		if (board->written[i].path_hash == path_hash)
+			return &board->written[i];
+	}
+	if (board->written_count == SIM_WRITTEN_FILES)
+		return NULL;
+	board->written[board->written_count].path_hash = path_hash;
+	board->written[board->written_count].text_hash = 0;
+	return &board->written[board->written_count++];
+}
+
+static int write_new_file(const char *dir, const char *path, const char *temp,
+			  const struct text_buffer *text)
+{
 	int fd, r;
 
-	if (text->failed)
-		return -ENOMEM;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(temp, sizeof(temp), "%s.tmp", path);
 	fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == ENOENT && (r = make_directories(dir)) != 0)
+		return r;
+	if (fd < 0)
+		fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	r = write_all(fd, text->data ? text->data : "", text->len);
@@ -115,10 +141,36 @@ static int replace_file(const char *dir, const char *name, const struct text_buf
 	return r;
 }
 
-static int write_text(const char *dir, const char *name, const char *format, ...)
-	__attribute__((format(printf, 3, 4)));
+/* Readers never see half a file: write beside it, then rename over it. A
+ * file still there with the same text is left as it is. */
+static int replace_file(struct sim_board *board, const char *dir, const char *name,
+			const struct text_buffer *text)
+{
+	char path[4096], temp[4200];
+	struct sim_written_file *slot;
+	uint64_t hash;
+	struct stat st;
+	int r;
 
-static int write_text(const char *dir, const char *name, const char *format, ...)
+	if (text->failed)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	hash = text_hash(text->data ? text->data : "", text->len);
+	slot = written_slot(board, path);
+	if (slot && slot->text_hash == hash && stat(path, &st) == 0)
+		return 0;
+	snprintf(temp, sizeof(temp), "%s.tmp", path);
+	r = write_new_file(dir, path, temp, text);
+	if (slot)
+		slot->text_hash = r == 0 ? hash : 0;
+	return r;
+}
+
+static int write_text(struct sim_board *board, const char *dir, const char *name,
+		      const char *format, ...) __attribute__((format(printf, 4, 5)));
+
+static int write_text(struct sim_board *board, const char *dir, const char *name,
+		      const char *format, ...)
 {
 	struct text_buffer text = { 0 };
 	char *formatted;
@@ -132,7 +184,7 @@ static int write_text(const char *dir, const char *name, const char *format, ...
 		return -ENOMEM;
 	text.data = formatted;
 	text.len = strlen(formatted);
-	r = replace_file(dir, name, &text);
+	r = replace_file(board, dir, name, &text);
 	free(formatted);
 	return r;
 }
@@ -247,27 +299,25 @@ static void format_interrupt(const struct sim_board *board, struct text_buffer *
 		append(out, "%8s: %10llu\n", rows[i].name, (unsigned long long)rows[i].value);
 }
 
-static int write_formatted(const char *dir, const char *name, const struct sim_board *board,
+static int write_formatted(const char *dir, const char *name, struct sim_board *board,
 			   void (*format)(const struct sim_board *, struct text_buffer *))
 {
 	struct text_buffer text = { 0 };
 	int r;
 
 	format(board, &text);
-	r = replace_file(dir, name, &text);
+	r = replace_file(board, dir, name, &text);
 	free(text.data);
 	return r;
 }
 
-static int write_debugfs(const struct sim_board *board, const char *root)
+static int write_debugfs(struct sim_board *board, const char *root)
 {
 	char dir[4096];
 	int r;
 
 	snprintf(dir, sizeof(dir), "%s/ieee80211/phy0/ath9k", root);
-	r = make_directories(dir);
-	if (r == 0)
-		r = write_formatted(dir, "wiphy", board, format_wiphy);
+	r = write_formatted(dir, "wiphy", board, format_wiphy);
 	if (r == 0)
 		r = write_formatted(dir, "xmit", board, format_xmit);
 	if (r == 0)
@@ -279,7 +329,7 @@ static int write_debugfs(const struct sim_board *board, const char *root)
 
 /* ---- sysfs: /sys/class --------------------------------------------------------------- */
 
-static int write_hwmon(const struct sim_board *board, const char *root)
+static int write_hwmon(struct sim_board *board, const char *root)
 {
 	char dir[4096];
 	uint64_t energy_uj = power_meter_energy_pj(&board->meter, board->now_us) / 1000000;
@@ -287,48 +337,42 @@ static int write_hwmon(const struct sim_board *board, const char *root)
 	int r;
 
 	snprintf(dir, sizeof(dir), "%s/hwmon/hwmon0", root);
-	r = make_directories(dir);
+	r = write_text(board, dir, "name", "ath9k_power\n");
 	if (r == 0)
-		r = write_text(dir, "name", "ath9k_power\n");
+		r = write_text(board, dir, "power1_input", "%llu\n", (unsigned long long)power_uw);
 	if (r == 0)
-		r = write_text(dir, "power1_input", "%llu\n", (unsigned long long)power_uw);
-	if (r == 0)
-		r = write_text(dir, "energy1_input", "%llu\n", (unsigned long long)energy_uj);
+		r = write_text(board, dir, "energy1_input", "%llu\n", (unsigned long long)energy_uj);
 	return r;
 }
 
-static int write_net(const struct sim_board *board, const char *root)
+static int write_net(struct sim_board *board, const char *root)
 {
 	char dir[4096];
 	const unsigned char *mac = board->mac_address;
 	int r;
 
 	snprintf(dir, sizeof(dir), "%s/net/wlan0", root);
-	r = make_directories(dir);
-	if (r == 0)
-		r = write_text(dir, "address", "%02x:%02x:%02x:%02x:%02x:%02x\n", mac[0], mac[1],
+	r = write_text(board, dir, "address", "%02x:%02x:%02x:%02x:%02x:%02x\n", mac[0], mac[1],
 			       mac[2], mac[3], mac[4], mac[5]);
 	if (r == 0)
-		r = write_text(dir, "operstate", "%s\n",
+		r = write_text(board, dir, "operstate", "%s\n",
 			       station_is_associated(&board->station) ? "up" :
 			       board->station.state == STATION_DOWN ? "down" : "dormant");
 	return r;
 }
 
-static int write_phy(const struct sim_board *board, const char *root)
+static int write_phy(struct sim_board *board, const char *root)
 {
 	char dir[4096];
 	const unsigned char *mac = board->mac_address;
 	int r;
 
 	snprintf(dir, sizeof(dir), "%s/ieee80211/phy0", root);
-	r = make_directories(dir);
+	r = write_text(board, dir, "index", "0\n");
 	if (r == 0)
-		r = write_text(dir, "index", "0\n");
+		r = write_text(board, dir, "name", "phy0\n");
 	if (r == 0)
-		r = write_text(dir, "name", "phy0\n");
-	if (r == 0)
-		r = write_text(dir, "macaddress", "%02x:%02x:%02x:%02x:%02x:%02x\n", mac[0], mac[1],
+		r = write_text(board, dir, "macaddress", "%02x:%02x:%02x:%02x:%02x:%02x\n", mac[0], mac[1],
 			       mac[2], mac[3], mac[4], mac[5]);
 	return r;
 }
