@@ -791,6 +791,26 @@ static void write_workload_exit(struct run *run, const struct transport_exec_res
 			  (int)strcspn(ending, "\n"), ending);
 }
 
+/* The workload's stdout as kept. Past the transport's limit it was dropped
+ * (a workload printing forever): a KTAP diagnostic line says so where the
+ * kept text ends, and so do the run's events. */
+static char *kept_output(struct run *run, const struct transport_exec_result *result)
+{
+	const char *text = result->stdout_text ? result->stdout_text : "";
+	char *kept = NULL;
+
+	if (!result->stdout_dropped)
+		return strndup(text, result->stdout_length);
+	log_event(run->environment.log, LOG_NOTICE, run->board->name, run->id, "output-truncated",
+		  "%s printed %zu bytes; kept the first %zu", run->spec.workload->name,
+		  result->stdout_length + result->stdout_dropped, result->stdout_length);
+	if (asprintf(&kept, "%.*s\n# rackbisect: output truncated: %zu more bytes were dropped "
+		     "after the first %zu\n", (int)result->stdout_length, text, result->stdout_dropped,
+		     result->stdout_length) < 0)
+		return NULL;
+	return kept;
+}
+
 static void on_workload_done(struct run *run, const struct transport_exec_result *result)
 {
 	static const char *const dmesg[] = { "dmesg", NULL };
@@ -799,7 +819,7 @@ static void on_workload_done(struct run *run, const struct transport_exec_result
 		return;	/* the watchdog took over */
 	stop_probe(run);
 	free(run->output);
-	run->output = strndup(result->stdout_text ? result->stdout_text : "", result->stdout_length);
+	run->output = kept_output(run, result);
 	run->output_length = run->output ? strlen(run->output) : 0;
 	write_file(run, "output.ktap", run->output ? run->output : "");
 	write_workload_exit(run, result);

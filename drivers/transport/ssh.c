@@ -51,6 +51,8 @@ struct output_buffer {
 	char *bytes;
 	size_t length;
 	size_t capacity;
+	size_t limit;		/* bytes kept; the rest is only counted */
+	size_t dropped;
 };
 
 struct ssh_transport;
@@ -94,6 +96,7 @@ struct ssh_transport {
 	char *known_hosts_file;
 	uint64_t connect_timeout_ms;
 	uint64_t keepalive_interval_ms;
+	size_t output_limit;
 
 	ssh_session session;
 	ssh_key identity;
@@ -186,6 +189,14 @@ static void close_transport_handle(uv_handle_t *handle)
 
 static int output_append(struct output_buffer *buffer, const char *bytes, size_t length)
 {
+	size_t room = buffer->limit > buffer->length ? buffer->limit - buffer->length : 0;
+
+	if (length > room) {
+		buffer->dropped += length - room;
+		length = room;
+	}
+	if (length == 0)
+		return 0;
 	if (buffer->length + length + 1 > buffer->capacity) {
 		size_t capacity = buffer->capacity ? buffer->capacity : 1024;
 		char *grown;
@@ -271,6 +282,8 @@ static void deliver_result(struct ssh_request *request, int status, const char *
 		.stdout_length = request->stdout_buffer.length,
 		.stderr_text = output_text(&request->stderr_buffer),
 		.stderr_length = request->stderr_buffer.length,
+		.stdout_dropped = request->stdout_buffer.dropped,
+		.stderr_dropped = request->stderr_buffer.dropped,
 		.error_text = error_text,
 	};
 	request->exec_callback(base, &result, request->callback_data);
@@ -947,6 +960,8 @@ static int ssh_transport_create(uv_loop_t *loop, const struct transport_config *
 	transport->port = config->port ? config->port : 22;
 	transport->connect_timeout_ms = config->connect_timeout_ms;
 	transport->keepalive_interval_ms = config->keepalive_interval_ms;
+	transport->output_limit = config->output_limit ? config->output_limit
+						       : TRANSPORT_OUTPUT_LIMIT_DEFAULT;
 	transport->state = SESSION_IDLE;
 	transport->session = failed ? NULL : ssh_new();
 	if (transport->session == NULL || apply_session_options(transport) < 0) {
@@ -1000,6 +1015,8 @@ static struct ssh_request *new_request(struct ssh_transport *transport, enum req
 	request->local_fd = -1;
 	request->exit_status = -1;
 	request->timeout_ms = timeout_ms;
+	request->stdout_buffer.limit = transport->output_limit;
+	request->stderr_buffer.limit = transport->output_limit;
 	request->channel = ssh_channel_new(transport->session);
 	if (request->channel == NULL) {
 		free(request);

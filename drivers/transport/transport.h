@@ -22,6 +22,11 @@
 
 struct transport;
 
+/* Output kept per stream of one exec unless the config says otherwise: a
+ * workload's KTAP is kilobytes, and one that prints forever must cost no
+ * memory. What comes past the limit is read and dropped, and counted. */
+#define TRANSPORT_OUTPUT_LIMIT_DEFAULT ((size_t)16 << 20)
+
 struct transport_config {
 	const char *board_name;		/* names the board in error text */
 	const char *host;		/* numeric address or resolvable name */
@@ -31,6 +36,7 @@ struct transport_config {
 	const char *known_hosts_file;	/* the only known_hosts consulted */
 	uint64_t connect_timeout_ms;	/* TCP + banner + key exchange + auth */
 	uint64_t keepalive_interval_ms;	/* 0: no keepalives */
+	size_t output_limit;		/* bytes kept per stream of an exec; 0: the default */
 };
 
 struct transport_exec_result {
@@ -41,6 +47,8 @@ struct transport_exec_result {
 	size_t stdout_length;
 	const char *stderr_text;
 	size_t stderr_length;
+	size_t stdout_dropped;		/* bytes past the output limit, read and thrown away */
+	size_t stderr_dropped;
 	const char *error_text;		/* why status != 0, else NULL */
 };
 

@@ -260,6 +260,33 @@ static char *events_text(struct fixture *f)
 	return text;
 }
 
+/* A workload that prints far more than the transport keeps (one that never
+ * stops talking until the job's timeout): the run keeps the first part, its
+ * output says where the rest was dropped, and the events say it too. */
+static void test_endless_output_is_kept_to_the_limit_with_a_note(void **state)
+{
+	struct fixture *f = *state;
+	char *ktap, *events, note[128];
+
+	f->board[0].transport_config.output_limit = 64 * 1024;
+	write_text(f->workload_dir[0], "lib.sh", "");
+	write_text(f->workload_dir[0], "wt.sh", "printf 'KTAP version 1\\n1..1\\nok 1 chatty\\n'\n"
+			 "yes '# still talking' | head -c 3000000\n");
+	run_on_every_board(f, 1);
+	assert_int_equal(f->report[0].outcome, VERDICT_PASS);
+	ktap = run_file(f, f->report[0].run_id, "output.ktap");
+	assert_true(strlen(ktap) < 64 * 1024 + 200);
+	assert_non_null(strstr(ktap, "ok 1 chatty\n"));
+	/* 32 bytes of KTAP and 3,000,000 of talk, of which 65,536 are kept */
+	snprintf(note, sizeof(note), "\n# rackbisect: output truncated: %d more bytes were dropped "
+		 "after the first 65536\n", 32 + 3000000 - 65536);
+	assert_non_null(strstr(ktap, note));
+	free(ktap);
+	events = events_text(f);
+	assert_non_null(strstr(events, "event=output-truncated"));
+	free(events);
+}
+
 /*
  * A workload silent for longer than the hang limit is probed once per limit.
  * Every probe after the first runs on the connection the first one opened:
@@ -313,6 +340,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_runs_on_boards_sharing_tmp_run_their_own_upload,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workload_stderr_and_exit_status_are_kept,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_endless_output_is_kept_to_the_limit_with_a_note,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watchdog_probes_reuse_one_connection,
 						setup, teardown),

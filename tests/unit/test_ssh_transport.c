@@ -382,6 +382,8 @@ struct outcome {
 	char *stdout_text;
 	size_t stdout_length;
 	size_t stderr_length;
+	size_t stdout_dropped;
+	size_t stderr_dropped;
 };
 
 static void on_connected(struct transport *transport, int status, const char *error_text,
@@ -408,6 +410,8 @@ static void on_exec_done(struct transport *transport, const struct transport_exe
 	memcpy(outcome->stdout_text, result->stdout_text, result->stdout_length + 1);
 	outcome->stdout_length = result->stdout_length;
 	outcome->stderr_length = result->stderr_length;
+	outcome->stdout_dropped = result->stdout_dropped;
+	outcome->stderr_dropped = result->stderr_dropped;
 	snprintf(outcome->error_text, sizeof(outcome->error_text), "%s",
 		 result->error_text ? result->error_text : "");
 	outcome->done = true;
@@ -430,6 +434,7 @@ struct connect_options {
 	const char *known_hosts;
 	const char *identity;
 	uint64_t connect_timeout_ms;
+	size_t output_limit;
 };
 
 static struct transport *connect_board(struct fixture *fixture,
@@ -447,6 +452,7 @@ static struct transport *connect_board(struct fixture *fixture,
 		.connect_timeout_ms = options->connect_timeout_ms ? options->connect_timeout_ms
 								  : 30000,
 		.keepalive_interval_ms = 1000,
+		.output_limit = options->output_limit,
 	};
 	struct transport *transport = NULL;
 
@@ -532,6 +538,33 @@ static void test_word_with_shell_syntax_arrives_as_one_argument(void **state)
 	assert_int_equal(outcome.status, 0);
 	assert_int_equal(outcome.exit_status, 0);
 	assert_string_equal(outcome.stdout_text, expected);
+	free(outcome.stdout_text);
+	close_board(fixture, transport);
+}
+
+/* A command printing far more than the limit (a workload that never stops
+ * talking): the first bytes are kept, the rest is read, counted and dropped,
+ * and the command still ends normally. */
+static void test_output_past_the_limit_is_counted_not_kept(void **state)
+{
+	struct fixture *fixture = *state;
+	struct connect_options options = { .output_limit = 1 << 20 };
+	struct outcome outcome;
+	struct transport *transport = connect_board(fixture, &options, &outcome);
+	const char *const argv[] = {"sh", "-c",
+				    "head -c 50000000 /dev/zero | tr '\\0' o; "
+				    "head -c 3000000 /dev/zero | tr '\\0' e >&2; exit 4", NULL};
+
+	assert_int_equal(outcome.status, 0);
+	exec_and_wait(fixture, transport, argv, 60000, &outcome);
+	assert_int_equal(outcome.status, 0);
+	assert_int_equal(outcome.exit_status, 4);
+	assert_int_equal(outcome.stdout_length, 1 << 20);
+	assert_int_equal(outcome.stdout_dropped, 50000000 - (1 << 20));
+	assert_int_equal(outcome.stdout_text[0], 'o');
+	assert_int_equal(outcome.stdout_text[(1 << 20) - 1], 'o');
+	assert_int_equal(outcome.stderr_length, 1 << 20);
+	assert_int_equal(outcome.stderr_dropped, 3000000 - (1 << 20));
 	free(outcome.stdout_text);
 	close_board(fixture, transport);
 }
@@ -713,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_shell_quote_words),
 		cmocka_unit_test(test_exec_returns_stdout_and_exit_status),
 		cmocka_unit_test(test_word_with_shell_syntax_arrives_as_one_argument),
+		cmocka_unit_test(test_output_past_the_limit_is_counted_not_kept),
 		cmocka_unit_test(test_upload_then_read_back),
 		cmocka_unit_test(test_unknown_host_key_is_refused),
 		cmocka_unit_test(test_changed_host_key_is_refused),

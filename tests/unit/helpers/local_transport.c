@@ -28,6 +28,7 @@ struct local_transport {
 	struct transport base;
 	bool closed;
 	unsigned int requests;		/* in flight: the instance lives until they end */
+	size_t output_limit;		/* as the SSH transport's: bytes kept per stream */
 	/* not answered yet: closing answers them -ECANCELED at once, as the
 	 * SSH transport does (their caller may be gone by the time they end) */
 	struct local_request *pending[MAX_PENDING];
@@ -153,13 +154,16 @@ static void deliver(struct local_request *request)
 				out_length -= strlen(board_tmp) - strlen(REMOTE_TMP);
 			}
 		}
+		size_t limit = request->owner->output_limit;
 		struct transport_exec_result result = {
 			.status = status,
 			.exit_status = status ? -1 : request->exit_status,
 			.stdout_text = out ? out : "",
-			.stdout_length = out_length,
+			.stdout_length = out_length > limit ? limit : out_length,
 			.stderr_text = err ? err : "",
-			.stderr_length = err_length,
+			.stderr_length = err_length > limit ? limit : err_length,
+			.stdout_dropped = out_length > limit ? out_length - limit : 0,
+			.stderr_dropped = err_length > limit ? err_length - limit : 0,
 			.error_text = status ? strerror(-status) : NULL,
 		};
 		request->exec_callback(base, &result, request->data);
@@ -223,9 +227,10 @@ static int local_create(uv_loop_t *loop, const struct transport_config *config,
 {
 	struct local_transport *transport = calloc(1, sizeof(*transport));
 
-	(void)config;
 	if (!transport)
 		return -ENOMEM;
+	transport->output_limit = config->output_limit ? config->output_limit
+						       : TRANSPORT_OUTPUT_LIMIT_DEFAULT;
 	transport->base.ops = &local_transport_ops;
 	transport->base.loop = loop;
 	*transport_out = &transport->base;
