@@ -5,6 +5,7 @@
 #include "config.h"
 #include "config_yaml.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -79,6 +80,39 @@ int config_expect_string(struct config_loader *loader, yaml_node_t *node, const 
 
 	if (!text || !*text)
 		return config_fail_at(loader, node, "%s must be a non-empty string", what);
+	*out = strdup(text);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* At most `len` - 1 bytes of text, each byte that is not printable ASCII as
+ * '?', and "..." where it was cut: a name quoted back in an error must not
+ * carry a newline or a terminal escape into it. */
+static const char *printable_excerpt(const char *text, char *buf, size_t len)
+{
+	size_t i, room = len - 4;
+
+	for (i = 0; text[i] && i < room; i++)
+		buf[i] = text[i] >= 0x20 && text[i] < 0x7f ? text[i] : '?';
+	strcpy(buf + i, text[i] ? "..." : "");
+	return buf;
+}
+
+int config_expect_name(struct config_loader *loader, yaml_node_t *node, const char *what,
+		       char **out)
+{
+	const char *text = config_scalar(node);
+	char excerpt[48];
+	size_t i;
+	int valid = text && isalnum((unsigned char)text[0]) && strlen(text) <= CONFIG_NAME_MAX;
+
+	for (i = 0; valid && text[i]; i++)
+		valid = isalnum((unsigned char)text[i]) || strchr("._-", text[i]) != NULL;
+	if (!valid)
+		return config_fail_at(loader, node, "%s '%s' cannot be used: a name has letters, "
+				      "digits, '.', '_' and '-', starts with a letter or digit and "
+				      "has at most %d of them (it names files, SSH hosts and log fields)",
+				      what, printable_excerpt(text ? text : "", excerpt, sizeof(excerpt)),
+				      CONFIG_NAME_MAX);
 	*out = strdup(text);
 	return *out ? 0 : -ENOMEM;
 }
@@ -340,7 +374,7 @@ static int visit_board(struct config_loader *loader, const char *key, yaml_node_
 	int rc;
 
 	if (strcmp(key, "name") == 0)
-		return config_expect_string(loader, value, "board name", &board->name);
+		return config_expect_name(loader, value, "board name", &board->name);
 	if (strcmp(key, "chip") == 0) {
 		if (value->type == YAML_MAPPING_NODE)
 			return config_each_pair(loader, value, "chip", visit_chip, board);
@@ -436,7 +470,7 @@ static int visit_lab(struct config_loader *loader, const char *key, yaml_node_t 
 	struct lab *lab = arg;
 
 	if (strcmp(key, "name") == 0)
-		return config_expect_string(loader, value, "lab name", &lab->name);
+		return config_expect_name(loader, value, "lab name", &lab->name);
 	if (strcmp(key, "type") == 0) {
 		const char *type = config_scalar(value);
 		if (!type || (strcmp(type, "virtual") && strcmp(type, "ssh") && strcmp(type, "lava")))

@@ -50,6 +50,12 @@ int config_expect_string(struct config_loader *loader, yaml_node_t *node, const 
 			 char **out);
 
 /* A whole number 0..max (decimal, or 0x hex). */
+/* A lab's or board's name: letters, digits, '.', '_', '-', starting with a
+ * letter or digit, at most CONFIG_NAME_MAX bytes. Names become file names,
+ * SSH Host lines and log fields; anything else is refused at its place. */
+#define CONFIG_NAME_MAX 63
+int config_expect_name(struct config_loader *loader, yaml_node_t *node, const char *what,
+		       char **out);
 int config_expect_number(struct config_loader *loader, yaml_node_t *node, const char *what,
 			 uint64_t max, uint64_t *out);
 

@@ -153,6 +153,32 @@ static void test_duplicate_board_name_is_an_error(void **state)
 	assert_error_at(&scratch, 6, 5, "used twice");
 }
 
+/* Names become file names, ssh_config Host lines and log fields: a newline
+ * would add an ssh_config line (ProxyCommand runs a command), "../" leaves
+ * the state directory. Such names are refused where they are written, and
+ * quoted back without their control bytes. */
+static void test_names_that_are_not_names_are_refused(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	assert_int_not_equal(load(&scratch, "name: t\nboards:\n"
+				  "  - name: \"a\\nProxyCommand touch /tmp/x\"\n"
+				  "    chip: ar9285\n    transport: {host: h}\n"), 0);
+	assert_error_at(&scratch, 3, 11, "board name 'a?ProxyCommand touch /tmp/x' cannot be used");
+	assert_null(strchr(scratch.error, '\n'));
+	assert_int_not_equal(load(&scratch, "name: ../../etc\nboards:\n  - name: a\n"
+				  "    chip: ar9285\n    transport: {host: h}\n"), 0);
+	assert_error_at(&scratch, 1, 7, "lab name '../../etc' cannot be used");
+	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: -oProxyCommand=x\n"
+				  "    chip: ar9285\n    transport: {host: h}\n"), 0);
+	assert_error_at(&scratch, 3, 11, "starts with a letter or digit");
+	assert_int_equal(load(&scratch, "name: rack-2.lab_a\nboards:\n  - name: cb-01.a_b\n"
+			      "    chip: ar9285\n    transport: {host: h}\n"), 0);
+	assert_string_equal(scratch.lab->boards[0].name, "cb-01.a_b");
+	lab_free(scratch.lab);
+}
+
 static void test_key_given_twice_is_an_error(void **state)
 {
 	struct scratch scratch = { 0 };
@@ -472,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_missing_chip_is_an_error),
 		cmocka_unit_test(test_bad_port_is_an_error),
 		cmocka_unit_test(test_duplicate_board_name_is_an_error),
+		cmocka_unit_test(test_names_that_are_not_names_are_refused),
 		cmocka_unit_test(test_key_given_twice_is_an_error),
 		cmocka_unit_test(test_bad_lab_type_and_empty_file),
 		cmocka_unit_test(test_missing_file_says_so),
