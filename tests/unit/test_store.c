@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2005,6 +2006,83 @@ static void test_a_writer_killed_mid_write_loses_nothing_committed(void **state)
 	assert_int_equal(store_integrity_check(fixture->store), 0);
 }
 
+static void assert_run_complete(struct store *store, int64_t run_id)
+{
+	struct store_run run;
+
+	assert_int_equal(store_run_get(store, run_id, &run), 0);
+	assert_int_equal(run.state, RUN_DONE);
+	assert_int_equal(run.outcome, RUN_FAIL);
+	assert_int_equal(run.symptom_count, 1);
+	assert_int_equal(run.metric_count, 2);
+	store_run_release(&run);
+}
+
+/*
+ * The same writer, SIGKILLed at 100 points chosen by a seed: after a few
+ * committed results (1 to 8) and a spin of 0 to 4000 yields, so the kill
+ * lands anywhere in a queue, start or finish transaction. After every kill
+ * the database opens, passes integrity_check, holds every result the writer
+ * reported with all of its symptoms and metrics, and no run is half done.
+ */
+static void test_a_writer_killed_at_100_points_loses_nothing_committed(void **state)
+{
+	struct fixture *fixture = *state;
+	uint64_t seed = 0x3d1f2c0ffee;
+	size_t committed = 0;
+
+	store_close(fixture->store);
+	fixture->store = NULL;
+	for (int kill_point = 0; kill_point < 100; kill_point++) {
+		int report[2], status, wanted, spins;
+		int64_t run_ids[8], run_id;
+		struct store_run_list list;
+		pid_t child;
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		wanted = 1 + (int)((seed >> 33) % 8);
+		spins = (int)((seed >> 13) % 4001);
+		assert_int_equal(pipe(report), 0);
+		child = fork();
+		assert_true(child >= 0);
+		if (child == 0) {
+			close(report[0]);
+			write_results_until_failure(fixture->path, report[1]);
+		}
+		close(report[1]);
+		for (int i = 0; i < wanted; i++)
+			assert_int_equal(read(report[0], &run_ids[i], sizeof(run_id)), sizeof(run_id));
+		for (int i = 0; i < spins; i++)
+			sched_yield();
+		kill(child, SIGKILL);
+		assert_int_equal(waitpid(child, &status, 0), child);
+		assert_true(WIFSIGNALED(status));
+
+		assert_int_equal(store_open(fixture->path, &fixture->store), 0);
+		assert_int_equal(store_integrity_check(fixture->store), 0);
+		for (int i = 0; i < wanted; i++)
+			assert_run_complete(fixture->store, run_ids[i]);
+		committed += (size_t)wanted;
+		/* what it reported between the last read and the kill, too */
+		while (read(report[0], &run_id, sizeof(run_id)) == sizeof(run_id)) {
+			assert_run_complete(fixture->store, run_id);
+			committed++;
+		}
+		close(report[0]);
+		/* each kill leaves at most the one run it was writing, and without any
+		 * of its result */
+		assert_int_equal(store_runs_unfinished(fixture->store, &list), 0);
+		assert_true(list.count <= (size_t)kill_point + 1);
+		for (size_t i = 0; i < list.count; i++)
+			assert_int_equal(list.runs[i].symptom_count + list.runs[i].metric_count, 0);
+		store_run_list_release(&list);
+		store_close(fixture->store);
+		fixture->store = NULL;
+	}
+	print_message("100 kills: %zu committed results, all found whole\n", committed);
+	assert_int_equal(store_open(fixture->path, &fixture->store), 0);
+}
+
 static void test_error_codes_have_names(void **state)
 {
 	(void)state;
@@ -2054,6 +2132,7 @@ int main(void)
 		STORE_TEST(test_a_damaged_database_fails_cleanly),
 		STORE_TEST(test_a_full_disk_is_reported_as_enospc),
 		STORE_TEST(test_a_writer_killed_mid_write_loses_nothing_committed),
+		STORE_TEST(test_a_writer_killed_at_100_points_loses_nothing_committed),
 		cmocka_unit_test(test_error_codes_have_names),
 	};
 
