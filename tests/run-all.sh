@@ -67,9 +67,39 @@ count_cmocka() {
 	echo "${p:-0} ${f:-0}"
 }
 
+# count_unit NAME LOG STATUS: adds a finished unit test's cmocka counts
+count_unit() {
+	grep '^\[  FAILED  \] [a-z]' "$2" | sed "s/^/$1: /" >>"$failed_checks"
+	set -- "$1" "$2" "$3" $(count_cmocka "$2")
+	passed=$((passed + $4))
+	failed=$((failed + $5))
+	if [ "$3" -ne 0 ] && [ "$5" -eq 0 ]; then
+		# crashed or a sanitizer stopped it before cmocka's summary
+		failed=$((failed + 1))
+		failed_names="$failed_names $1"
+	elif [ "$5" -ne 0 ]; then
+		failed_names="$failed_names $1"
+	fi
+}
+
+# A unit test whose source says " * lane: own" (long, CPU only, nothing to
+# wait for) starts in the background too: the tests in the foreground then
+# need not wait for it.
+unit_own_lane=""
 for t in "$build"/asan/tests/test_*; do
 	[ -x "$t" ] || continue
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
+	grep -q '^ \* lane: own$' "tests/unit/$(basename "$t").c" 2>/dev/null || continue
+	log=$(mktemp)
+	(started=$(date +%s); timeout --kill-after=10 900 "$t" >"$log" 2>&1
+	 echo $? >"$log.status"; echo $(($(date +%s) - started)) >"$log.seconds") &
+	unit_own_lane="$unit_own_lane $t:$log"
+done
+
+for t in "$build"/asan/tests/test_*; do
+	[ -x "$t" ] || continue
+	case "$t" in *"$filter"*) ;; *) continue ;; esac
+	case " $unit_own_lane" in *" $t:"*) continue ;; esac
 	log=$(mktemp)
 	echo "== unit: $(basename "$t")"
 	started=$(date +%s)
@@ -77,17 +107,7 @@ for t in "$build"/asan/tests/test_*; do
 	status=$?
 	timings="$timings $(basename "$t"):$(($(date +%s) - started))"
 	cat "$log"
-	grep '^\[  FAILED  \] [a-z]' "$log" | sed "s/^/$(basename "$t"): /" >>"$failed_checks"
-	set -- $(count_cmocka "$log")
-	passed=$((passed + $1))
-	failed=$((failed + $2))
-	if [ "$status" -ne 0 ] && [ "$2" -eq 0 ]; then
-		# crashed or a sanitizer stopped it before cmocka's summary
-		failed=$((failed + 1))
-		failed_names="$failed_names $(basename "$t")"
-	elif [ "$2" -ne 0 ]; then
-		failed_names="$failed_names $(basename "$t")"
-	fi
+	count_unit "$(basename "$t")" "$log" "$status"
 	rm -f "$log"
 done
 
@@ -99,6 +119,15 @@ for t in tests/integration/test_*.sh; do
 done
 
 wait	# the own-lane tests
+for entry in $unit_own_lane; do
+	t=${entry%%:*}
+	log=${entry#*:}
+	echo "== unit (own lane): $(basename "$t")"
+	cat "$log"
+	count_unit "$(basename "$t")" "$log" "$(cat "$log.status" 2>/dev/null || echo 1)"
+	timings="$timings $(basename "$t")(own):$(cat "$log.seconds" 2>/dev/null || echo '?')"
+	rm -f "$log" "$log.status" "$log.seconds"
+done
 for entry in $own_lane; do
 	t=${entry%%:*}
 	log=${entry#*:}

@@ -1,4 +1,8 @@
-/* Bisection engine: exactness when runs never lie, accuracy when they do, DAGs, skips, stops. */
+/*
+ * Bisection engine: exactness when runs never lie, accuracy when they do, DAGs, skips, stops.
+ * Thousands of seeded trials, CPU only: tests/run-all.sh runs it beside the others.
+ * lane: own
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
