@@ -4,6 +4,7 @@
 # path, a board name and a workload parameter. Each must get a clear error
 # or be handled as the plain text it is: no command of a string ever runs
 # (each would create a canary file), nothing crashes, no sanitizer report.
+# Also: a new state directory is the operator's alone (0700).
 # Prints "ok N - ..." / "not ok N - ...".
 set -u
 # bytes are bytes: in a UTF-8 locale bash's read swallows the NUL after an
@@ -83,6 +84,12 @@ done
 check "as a ref: each of the 50 refused with exit 2, saying it names no commit" test "$refs_ok" -eq 50
 check "as the repository path: each refused with exit 2" test "$trees_ok" -eq 50
 check "as a board name: each refused at file:line:col, or shown as written" test "$boards_ok" -eq 50
+
+# ---- the state directory: the lab's keys, logs and results are the operator's alone
+(umask 022 && "$rb" runs --last 1 --state "$work/fresh/state" --lab "$root/labs/virtual.yaml" \
+	>"$work/out-state" 2>&1)
+check "a new state directory is made 0700 whatever the umask" \
+	test "$(stat -c %a "$work/fresh/state" 2>/dev/null)" = 700
 
 check "no string ran as a command (no canary file)" bash -c "! ls '$canary'* >/dev/null 2>&1"
 check "no sanitizer report, no crash" \
