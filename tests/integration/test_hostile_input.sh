@@ -1,7 +1,8 @@
 #!/bin/bash
 # 50 hostile strings (shell syntax, newlines, option-looking words, very long
-# words, non-UTF-8, YAML syntax, terminal escapes) used as a ref, a tree
-# path, a board name and a workload parameter. Each must get a clear error
+# words, non-UTF-8, YAML syntax, terminal escapes) used as a ref, a repository
+# path and a board name (tests/unit/test_hostile_words.c sends them as
+# workload parameters). Each must get a clear error
 # or be handled as the plain text it is: no command of a string ever runs
 # (each would create a canary file), nothing crashes, no sanitizer report.
 # Also: a new state directory is the operator's alone (0700).
