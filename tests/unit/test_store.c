@@ -1951,58 +1951,65 @@ static void install_full_disk_vfs(sqlite3_int64 budget)
 	sqlite3_vfs_register(&full_disk_vfs, 1);
 }
 
+/* A child process running write_results_until_failure() on `path`, on a disk
+ * that fills after `disk_bytes` (0: a real one); *report is read for the
+ * ids it committed. */
+static pid_t start_writer(const char *path, size_t disk_bytes, int *report)
+{
+	int pipe_ends[2];
+	pid_t child;
+
+	assert_int_equal(pipe(pipe_ends), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		close(pipe_ends[0]);
+		if (disk_bytes)
+			install_full_disk_vfs(disk_bytes);
+		write_results_until_failure(path, pipe_ends[1]);
+	}
+	close(pipe_ends[1]);
+	*report = pipe_ends[0];
+	return child;
+}
+
 static void test_a_full_disk_is_reported_as_enospc(void **state)
 {
 	struct fixture *fixture = *state;
-	int report[2], status;
+	int report, status;
 	pid_t child;
 
 	store_close(fixture->store);
 	fixture->store = NULL;
-	assert_int_equal(pipe(report), 0);
-	child = fork();
-	assert_true(child >= 0);
-	if (child == 0) {
-		close(report[0]);
-		install_full_disk_vfs(256 * 1024);
-		write_results_until_failure(fixture->path, report[1]);
-	}
-	close(report[1]);
+	child = start_writer(fixture->path, 256 * 1024, &report);
 	assert_int_equal(waitpid(child, &status, 0), child);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 	assert_int_equal(store_open(fixture->path, &fixture->store), 0);
-	assert_reported_runs_complete(fixture->store, report[0], 1);
-	close(report[0]);
+	assert_reported_runs_complete(fixture->store, report, 1);
+	close(report);
 }
 
 static void test_a_writer_killed_mid_write_loses_nothing_committed(void **state)
 {
 	struct fixture *fixture = *state;
-	int report[2], status;
+	int report, status;
 	int64_t run_id;
 	pid_t child;
 
 	store_close(fixture->store);
 	fixture->store = NULL;
-	assert_int_equal(pipe(report), 0);
-	child = fork();
-	assert_true(child >= 0);
-	if (child == 0) {
-		close(report[0]);
-		write_results_until_failure(fixture->path, report[1]);
-	}
-	close(report[1]);
+	child = start_writer(fixture->path, 0, &report);
 	/* let it commit a few results, then kill it wherever it is: likely
 	 * inside its next transaction */
 	for (int i = 0; i < 20; i++)
-		assert_int_equal(read(report[0], &run_id, sizeof(run_id)), sizeof(run_id));
+		assert_int_equal(read(report, &run_id, sizeof(run_id)), sizeof(run_id));
 	kill(child, SIGKILL);
 	assert_int_equal(waitpid(child, &status, 0), child);
 	assert_true(WIFSIGNALED(status));
 	assert_int_equal(store_open(fixture->path, &fixture->store), 0);
-	assert_reported_runs_complete(fixture->store, report[0], 0);
-	close(report[0]);
+	assert_reported_runs_complete(fixture->store, report, 0);
+	close(report);
 	assert_int_equal(store_integrity_check(fixture->store), 0);
 }
 
@@ -2034,7 +2041,7 @@ static void test_a_writer_killed_at_100_points_loses_nothing_committed(void **st
 	store_close(fixture->store);
 	fixture->store = NULL;
 	for (int kill_point = 0; kill_point < 100; kill_point++) {
-		int report[2], status, wanted, spins;
+		int report, status, wanted, spins;
 		int64_t run_ids[8], run_id;
 		struct store_run_list list;
 		pid_t child;
@@ -2042,16 +2049,9 @@ static void test_a_writer_killed_at_100_points_loses_nothing_committed(void **st
 		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
 		wanted = 1 + (int)((seed >> 33) % 8);
 		spins = (int)((seed >> 13) % 4001);
-		assert_int_equal(pipe(report), 0);
-		child = fork();
-		assert_true(child >= 0);
-		if (child == 0) {
-			close(report[0]);
-			write_results_until_failure(fixture->path, report[1]);
-		}
-		close(report[1]);
+		child = start_writer(fixture->path, 0, &report);
 		for (int i = 0; i < wanted; i++)
-			assert_int_equal(read(report[0], &run_ids[i], sizeof(run_id)), sizeof(run_id));
+			assert_int_equal(read(report, &run_ids[i], sizeof(run_id)), sizeof(run_id));
 		for (int i = 0; i < spins; i++)
 			sched_yield();
 		kill(child, SIGKILL);
@@ -2064,11 +2064,11 @@ static void test_a_writer_killed_at_100_points_loses_nothing_committed(void **st
 			assert_run_complete(fixture->store, run_ids[i]);
 		committed += (size_t)wanted;
 		/* what it reported between the last read and the kill, too */
-		while (read(report[0], &run_id, sizeof(run_id)) == sizeof(run_id)) {
+		while (read(report, &run_id, sizeof(run_id)) == sizeof(run_id)) {
 			assert_run_complete(fixture->store, run_id);
 			committed++;
 		}
-		close(report[0]);
+		close(report);
 		/* each kill leaves at most the one run it was writing, and without any
 		 * of its result */
 		assert_int_equal(store_runs_unfinished(fixture->store, &list), 0);
