@@ -125,10 +125,11 @@ static int write_new_file(const char *dir, const char *path, const char *temp,
 	int fd, r;
 
 	fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 && errno == ENOENT && (r = make_directories(dir)) != 0)
-		return r;
-	if (fd < 0)
+	if (fd < 0 && errno == ENOENT) {	/* the first write: no directory yet */
+		if ((r = make_directories(dir)) != 0)
+			return r;
 		fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	}
 	if (fd < 0)
 		return -errno;
 	r = write_all(fd, text->data ? text->data : "", text->len);
