@@ -21,15 +21,40 @@ export RACKBISECT_BUILD=$(cd "$build" && pwd)
 # time waiting on its own boards, and the other tests need not wait for it.
 # One with "# lane: last" runs alone after all the others: a QEMU board under
 # software emulation needs the CPU the other lanes would take.
+# start_own_lane TEST LIMIT COMMAND...: runs COMMAND in the background with its
+# output, status and seconds beside a new log; sets lane_entry to "TEST:LOG".
+start_own_lane() {
+	lane_entry="$1:$(mktemp)"
+	log=${lane_entry#*:}
+	limit=$2
+	shift 2
+	(started=$(date +%s); timeout --kill-after=10 "$limit" "$@" >"$log" 2>&1
+	 echo $? >"$log.status"; echo $(($(date +%s) - started)) >"$log.seconds") &
+}
+
+# finish_own_lanes KIND COUNTER ENTRY...: prints and counts each finished one
+finish_own_lanes() {
+	kind=$1
+	counter=$2
+	shift 2
+	for entry in "$@"; do
+		t=${entry%%:*}
+		log=${entry#*:}
+		echo "== $kind (own lane): $(basename "$t")"
+		cat "$log"
+		"$counter" "$(basename "$t")" "$log" "$(cat "$log.status" 2>/dev/null || echo 1)"
+		timings="$timings $(basename "$t")(own):$(cat "$log.seconds" 2>/dev/null || echo '?')"
+		rm -f "$log" "$log.status" "$log.seconds"
+	done
+}
+
 own_lane=""
 for t in tests/integration/test_*.sh; do
 	[ -f "$t" ] || continue
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
 	grep -q '^# lane: own$' "$t" || continue
-	log=$(mktemp)
-	(started=$(date +%s); timeout --kill-after=10 1500 bash "$t" >"$log" 2>&1
-	 echo $? >"$log.status"; echo $(($(date +%s) - started)) >"$log.seconds") &
-	own_lane="$own_lane $t:$log"
+	start_own_lane "$t" 1500 bash "$t"
+	own_lane="$own_lane $lane_entry"
 done
 
 # count_integration NAME LOG STATUS: adds a finished integration test's checks
@@ -90,10 +115,8 @@ for t in "$build"/asan/tests/test_*; do
 	[ -x "$t" ] || continue
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
 	grep -q '^ \* lane: own$' "tests/unit/$(basename "$t").c" 2>/dev/null || continue
-	log=$(mktemp)
-	(started=$(date +%s); timeout --kill-after=10 900 "$t" >"$log" 2>&1
-	 echo $? >"$log.status"; echo $(($(date +%s) - started)) >"$log.seconds") &
-	unit_own_lane="$unit_own_lane $t:$log"
+	start_own_lane "$t" 900 "$t"
+	unit_own_lane="$unit_own_lane $lane_entry"
 done
 
 for t in "$build"/asan/tests/test_*; do
@@ -119,24 +142,10 @@ for t in tests/integration/test_*.sh; do
 done
 
 wait	# the own-lane tests
-for entry in $unit_own_lane; do
-	t=${entry%%:*}
-	log=${entry#*:}
-	echo "== unit (own lane): $(basename "$t")"
-	cat "$log"
-	count_unit "$(basename "$t")" "$log" "$(cat "$log.status" 2>/dev/null || echo 1)"
-	timings="$timings $(basename "$t")(own):$(cat "$log.seconds" 2>/dev/null || echo '?')"
-	rm -f "$log" "$log.status" "$log.seconds"
-done
-for entry in $own_lane; do
-	t=${entry%%:*}
-	log=${entry#*:}
-	echo "== integration (own lane): $(basename "$t")"
-	cat "$log"
-	count_integration "$(basename "$t")" "$log" "$(cat "$log.status" 2>/dev/null || echo 1)"
-	timings="$timings $(basename "$t")(own):$(cat "$log.seconds" 2>/dev/null || echo '?')"
-	rm -f "$log" "$log.status" "$log.seconds"
-done
+# shellcheck disable=SC2086 # lists of words
+finish_own_lanes unit count_unit $unit_own_lane
+# shellcheck disable=SC2086
+finish_own_lanes integration count_integration $own_lane
 
 for t in tests/integration/test_*.sh; do
 	[ -f "$t" ] || continue
