@@ -232,7 +232,8 @@ struct bisect {
 	unsigned good_end_fails;
 	unsigned good_end_passes;
 	unsigned runs;
-	bool *skipped;                 /* position -> got a SKIP */
+	bool *skipped;                 /* position -> got a SKIP, and no PASS or FAIL */
+	bool *ran;                     /* position -> got a PASS or FAIL */
 	size_t skipped_count;
 
 	/* Belief: position -> probability of being the first bad commit. */
@@ -884,6 +885,7 @@ static int allocate_evidence(struct bisect *bisect)
 	bisect->fails_where_bad = calloc(count, sizeof(unsigned));
 	bisect->passes_where_bad = calloc(count, sizeof(unsigned));
 	bisect->skipped = calloc(count, sizeof(bool));
+	bisect->ran = calloc(count, sizeof(bool));
 	bisect->probability = calloc(count, sizeof(double));
 	bisect->summary.undecided = calloc(count, sizeof(size_t));
 	bisect->scratch.ancestor_mass = calloc(count, sizeof(double));
@@ -896,7 +898,7 @@ static int allocate_evidence(struct bisect *bisect)
 	bisect->scratch.line = calloc(count, sizeof(struct line_entry));
 	bisect->scratch.membership = calloc(words * JOINT_SEARCH_MAX_BOARDS, sizeof(uint64_t));
 	bisect->scratch.ancestors = calloc(words, sizeof(uint64_t));
-	if (!bisect->fails_where_bad || !bisect->passes_where_bad || !bisect->skipped ||
+	if (!bisect->fails_where_bad || !bisect->passes_where_bad || !bisect->skipped || !bisect->ran ||
 	    !bisect->probability || !bisect->summary.undecided || !bisect->scratch.ancestor_mass ||
 	    !bisect->scratch.word_mass || !bisect->scratch.line || !bisect->scratch.membership ||
 	    !bisect->scratch.ancestors || !bisect->scratch.fail_rate_given ||
@@ -956,6 +958,7 @@ void bisect_free(struct bisect *bisect)
 	free(bisect->fails_where_bad);
 	free(bisect->passes_where_bad);
 	free(bisect->skipped);
+	free(bisect->ran);
 	free(bisect->probability);
 	free(bisect->summary.undecided);
 	free(bisect->scratch.ancestor_mass);
@@ -1002,11 +1005,17 @@ int bisect_record(struct bisect *bisect, size_t commit, enum bisect_result resul
 	if (result == BISECT_SKIP) {
 		/* No evidence: the belief stays as it is; only what may be
 		 * proposed, and so the state, changes. */
-		if (!bisect->skipped[position])
+		if (!bisect->skipped[position] && !bisect->ran[position]) {
 			bisect->skipped_count++;
-		bisect->skipped[position] = true;
+			bisect->skipped[position] = true;
+		}
 		refresh_summary(bisect);
 		return 0;
+	}
+	bisect->ran[position] = true;
+	if (bisect->skipped[position]) {
+		bisect->skipped[position] = false;	/* it boots: that SKIP was the board's */
+		bisect->skipped_count--;
 	}
 	if (result == BISECT_FAIL) {
 		bisect->candidate_fails++;

@@ -101,7 +101,10 @@ struct bisect_options {
 enum bisect_result {
 	BISECT_PASS,
 	BISECT_FAIL,   /* with the tracked symptom */
-	BISECT_SKIP,   /* did not build or boot */
+	/* did not build or boot. A commit that also got a PASS or FAIL, before
+	 * or after, builds and boots: its SKIPs are the board's trouble (a lab
+	 * hang during boot), not the commit's, and do not count. */
+	BISECT_SKIP,
 };
 
 enum bisect_state {
@@ -127,7 +130,7 @@ struct bisect_status {
 	double fail_rate_when_good_estimate; /* posterior mean of epsilon */
 	unsigned runs;                     /* results recorded, SKIPs and good ends included */
 	size_t candidates_left;            /* commits with probability >= NEGLIGIBLE */
-	size_t skipped_count;              /* commits that got a SKIP */
+	size_t skipped_count;              /* commits that got a SKIP and never ran */
 	/* BISECT_ONLY_SKIPPED_LEFT: the commits the first bad commit could be
 	 * (skipped commits and at most one tested commit), in candidate array
 	 * order; valid until the next result is recorded or bisect_free. Else

@@ -340,3 +340,10 @@ struct board *board_set_find(struct board_set *set, const char *name)
 	}
 	return NULL;
 }
+
+uint64_t board_power_timeout_ms(const struct board *board)
+{
+	unsigned int seconds = board->config->power_timeout_seconds;
+
+	return (uint64_t)(seconds ? seconds : BOARD_POWER_TIMEOUT_SECONDS) * 1000;
+}

@@ -92,6 +92,11 @@ int board_set_open(const struct board_set_options *options, struct board_set *se
 void board_set_close(struct board_set *set);
 struct board *board_set_find(struct board_set *set, const char *name);
 
+/* How long a power switch command may take: the lab's limits: {power: S},
+ * else 120 s (pdudaemon may queue requests). */
+#define BOARD_POWER_TIMEOUT_SECONDS 120
+uint64_t board_power_timeout_ms(const struct board *board);
+
 /* Starts following the board's console (board_set_open with follow_consoles
  * false leaves that to the caller, for the boards it will use). */
 int board_follow_console(struct board *board);

@@ -9,7 +9,6 @@
 #include "cli_commands.h"
 #include "log.h"
 
-#define POWER_TIMEOUT_MS 120000
 
 struct board_command {
 	struct cli_globals globals;
@@ -114,7 +113,7 @@ int cli_power(int argc, char **argv)
 		rc = CLI_EXIT_USAGE;
 	} else if (rc == 0) {
 		power = command.board->power;
-		rc = power->ops->request(power, action, POWER_TIMEOUT_MS, on_switched, &command);
+		rc = power->ops->request(power, action, board_power_timeout_ms(command.board), on_switched, &command);
 		if (rc) {
 			cli_error("board %s: power %s: %s", positional[0], positional[1], strerror(-rc));
 			rc = CLI_EXIT_INFRA;

@@ -298,7 +298,9 @@ static int visit_limits(struct config_loader *loader, const char *key, yaml_node
 		return config_expect_seconds(loader, value, "limits boot", &board->boot_timeout_seconds);
 	if (strcmp(key, "hang") == 0)
 		return config_expect_seconds(loader, value, "limits hang", &board->hang_timeout_seconds);
-	return config_fail_at(loader, value, "limits: unknown key '%s' (known: boot, hang)", key);
+	if (strcmp(key, "power") == 0)
+		return config_expect_seconds(loader, value, "limits power", &board->power_timeout_seconds);
+	return config_fail_at(loader, value, "limits: unknown key '%s' (known: boot, hang, power)", key);
 }
 
 static int visit_transport(struct config_loader *loader, const char *key, yaml_node_t *value, void *arg)
@@ -328,23 +330,38 @@ static int visit_transport(struct config_loader *loader, const char *key, yaml_n
 	return config_fail_at(loader, value, "transport: unknown key '%s' (known: host, port, user, identity, known_hosts)", key);
 }
 
+/* knobs: and faults: are NAME: NUMBER pairs only the virtual lab can check. */
+static int add_setting(struct config_loader *loader, const char *what, const char *key,
+		       yaml_node_t *value, struct config_setting **list, size_t *count)
+{
+	struct config_setting *grown;
+	struct config_setting *setting;
+
+	if (!config_scalar(value))
+		return config_fail_at(loader, value, "%s %s must be a number", what, key);
+	grown = realloc(*list, (*count + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	*list = grown;
+	setting = &grown[(*count)++];
+	setting->name = strdup(key);
+	setting->value = strdup(config_scalar(value));
+	setting->where = config_node_location(loader, value);
+	return setting->name && setting->value ? 0 : -ENOMEM;
+}
+
 static int visit_knob(struct config_loader *loader, const char *key, yaml_node_t *value, void *arg)
 {
 	struct lab_board *board = arg;
-	struct config_setting *grown;
-	struct config_setting *knob;
 
-	if (!config_scalar(value))
-		return config_fail_at(loader, value, "knob %s must be a number", key);
-	grown = realloc(board->knobs, (board->knob_count + 1) * sizeof(*grown));
-	if (!grown)
-		return -ENOMEM;
-	board->knobs = grown;
-	knob = &board->knobs[board->knob_count++];
-	knob->name = strdup(key);
-	knob->value = strdup(config_scalar(value));
-	knob->where = config_node_location(loader, value);
-	return knob->name && knob->value ? 0 : -ENOMEM;
+	return add_setting(loader, "knob", key, value, &board->knobs, &board->knob_count);
+}
+
+static int visit_fault(struct config_loader *loader, const char *key, yaml_node_t *value, void *arg)
+{
+	struct lab_board *board = arg;
+
+	return add_setting(loader, "fault", key, value, &board->faults, &board->fault_count);
 }
 
 static int load_tags(struct config_loader *loader, yaml_node_t *value, struct lab_board *board)
@@ -387,6 +404,8 @@ static int visit_board(struct config_loader *loader, const char *key, yaml_node_
 		return config_each_pair(loader, value, "transport", visit_transport, board);
 	if (strcmp(key, "knobs") == 0)
 		return config_each_pair(loader, value, "knobs", visit_knob, board);
+	if (strcmp(key, "faults") == 0)
+		return config_each_pair(loader, value, "faults", visit_fault, board);
 	if (strcmp(key, "seed") == 0) {
 		rc = config_expect_number(loader, value, "seed", UINT64_MAX, &seed);
 		board->seed = seed;
@@ -404,7 +423,7 @@ static int visit_board(struct config_loader *loader, const char *key, yaml_node_
 		setting.driver = &board->boot;
 	else
 		return config_fail_at(loader, value,
-			       "unknown board key '%s' (known: name, chip, tags, transport, power, console, boot, limits, knobs, seed, lava)",
+			       "unknown board key '%s' (known: name, chip, tags, transport, power, console, boot, limits, knobs, faults, seed, lava)",
 			       key);
 	setting.driver->where = config_node_location(loader, value);
 	return config_each_pair(loader, value, key, visit_driver, &setting);
@@ -610,6 +629,11 @@ static void board_free(struct lab_board *board)
 		free(board->knobs[i].value);
 	}
 	free(board->knobs);
+	for (i = 0; i < board->fault_count; i++) {
+		free(board->faults[i].name);
+		free(board->faults[i].value);
+	}
+	free(board->faults);
 	free(board->name);
 	free(board->chip);
 	free(board->pci_id);

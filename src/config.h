@@ -76,10 +76,16 @@ struct lab_board {
 					 * NULL: anything but the kernel under test */
 	unsigned int boot_timeout_seconds;	/* limits: {boot: S}; 0: the job's */
 	unsigned int hang_timeout_seconds;	/* limits: {hang: S}; 0: the job's */
+	/* limits: {power: S}: the power switch's answer; 0: BOARD_POWER_TIMEOUT_SECONDS */
+	unsigned int power_timeout_seconds;
 	uint64_t seed;
 	struct lab_board_lava lava;	/* type: lava; device_type NULL otherwise */
 	struct config_setting *knobs;	/* model knob overrides (virtual lab) */
 	size_t knob_count;
+	/* faults: {hang-workload: 3, ...}: the virtual lab's fault injection
+	 * (drivers/virtual/board/fault_plan.h), checked there */
+	struct config_setting *faults;
+	size_t fault_count;
 	struct config_location where;
 	struct config_location chip_where;
 };

@@ -958,6 +958,82 @@ static bool prebuild(struct lab_bisect *lb, const size_t *proposals, size_t coun
 	return waiting;
 }
 
+/* A commit is taken not to boot once it failed to on this many boards
+ * (and never built at all: a build failure is the commit's own). */
+#define BOOT_FAILURE_BOARDS 3
+
+/* The boards a commit failed to boot on, up to BOOT_FAILURE_BOARDS; -1 when
+ * it failed to build (a SKIP that never reached a board). */
+static int boot_failure_boards(const struct store_run_list *list, const char *commit,
+			       const char *boards[BOOT_FAILURE_BOARDS])
+{
+	int count = 0, known;
+	size_t i;
+
+	for (i = 0; i < list->count; i++) {
+		const struct store_run *run = &list->runs[i];
+
+		if (run->outcome != RUN_SKIP || strcmp(run->commit, commit) != 0)
+			continue;
+		if (!run->board)
+			return -1;
+		for (known = 0; known < count && strcmp(boards[known], run->board) != 0; known++)
+			;
+		if (known == count && count < BOOT_FAILURE_BOARDS)
+			boards[count++] = run->board;
+	}
+	return count;
+}
+
+static bool among(const char *const *names, int count, const char *name)
+{
+	while (count-- > 0)
+		if (strcmp(names[count], name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Only skipped commits are left. Those that failed to boot on fewer than
+ * BOOT_FAILURE_BOARDS boards are tried again, each on a board it has not
+ * failed on, before the bisection gives up on them: git's skip is for
+ * commits that never build; a lab's boot failure may be the board's (a
+ * hang during boot). Fills proposals and puts the boards for them first in
+ * `online`; returns how many.
+ */
+static size_t boot_skips_to_retry(struct lab_bisect *lb, const struct bisect_status *status,
+				  size_t *proposals, struct board **online, size_t online_count)
+{
+	const struct commit_graph *graph = lb->options.graph;
+	struct store_run_list list;
+	char **roles = NULL;
+	size_t i, b, count = 0;
+
+	if (store_bisection_runs(lb->options.session->store, lb->options.bisection_id, &list,
+				 &roles) != 0)
+		return 0;
+	for (i = 0; i < status->undecided_count && count < online_count; i++) {
+		size_t commit = status->undecided[i];
+		const char *failed_on[BOOT_FAILURE_BOARDS];
+		int failures = boot_failure_boards(&list, graph->ids[commit], failed_on);
+
+		if (failures <= 0 || failures >= BOOT_FAILURE_BOARDS)
+			continue;
+		for (b = count; b < online_count && among(failed_on, failures, online[b]->name); b++)
+			;
+		if (b == online_count)
+			continue;
+		struct board *chosen = online[b];
+
+		online[b] = online[count];
+		online[count] = chosen;
+		proposals[count++] = commit;
+	}
+	store_bisection_roles_free(roles, list.count);
+	store_run_list_release(&list);
+	return count;
+}
+
 static void bisect_round(struct lab_bisect *lb)
 {
 	const struct commit_graph *graph = lb->options.graph;
@@ -996,6 +1072,14 @@ static void bisect_round(struct lab_bisect *lb)
 			 "(p estimate %.2f); testing %zu", lb->answer.rounds, status.candidates_left,
 			 graph->ids[status.best], status.best_probability, lb->answer.runs,
 			 status.fail_rate_estimate, count);
+		launch_proposals(lb, proposals, count, online);
+	} else if (status.state == BISECT_ONLY_SKIPPED_LEFT &&
+		   (count = boot_skips_to_retry(lb, &status, proposals, online, online_count)) > 0) {
+		lb->confirming = false;
+		lb->answer.rounds++;
+		progress(lb, "round %u: only skipped commits left; %zu failed to boot on fewer than "
+			 "%d boards: trying again on another", lb->answer.rounds, count,
+			 BOOT_FAILURE_BOARDS);
 		launch_proposals(lb, proposals, count, online);
 	} else {
 		set_step(lb, STEP_DONE);

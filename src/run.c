@@ -18,11 +18,18 @@
 #include "run_record.h"
 #include "store.h"
 
-#define STEP_TIMEOUT_MS 60000		/* one upload or short command */
-#define POWER_TIMEOUT_MS 120000		/* pdudaemon may queue requests */
+/*
+ * One upload or short command: the board's hang limit, within these
+ * bounds. A step that gets no answer that long means the board went silent.
+ */
+#define STEP_TIMEOUT_MIN_MS 10000
+#define STEP_TIMEOUT_MAX_MS 60000
 #define RECONNECT_INTERVAL_MS 1000
 #define PROBE_CONNECT_TIMEOUT_MS 10000
 #define MAX_LAB_ERRORS 4
+/* Probes that were refused or reset (not met with silence) before the
+ * watchdog calls the board hung all the same. */
+#define MAX_PROBE_REFUSALS 3
 /*
  * Each run uploads the workload into a directory of its own, made by mktemp:
  * several boards may share one /tmp (the virtual lab's boards all see the
@@ -64,6 +71,7 @@ struct run {
 	bool probe_reused;		/* the probe in flight runs on a kept connection */
 	uv_timer_t retry_timer;
 	uv_timer_t watchdog;
+	unsigned int probe_refusals;	/* in a row, this workload */
 	unsigned int open_handles;
 
 	exec_next after_exec;
@@ -76,6 +84,7 @@ struct run {
 
 	uint64_t boot_timeout_ms;
 	uint64_t hang_timeout_ms;
+	uint64_t step_timeout_ms;
 
 	char *output;			/* the workload's stdout (KTAP) */
 	size_t output_length;
@@ -202,7 +211,7 @@ static void run_upload(struct run *run, const char *local, const char *remote, s
 	int rc;
 
 	run->after_status = next;
-	rc = run->transport->ops->upload(run->transport, local, remote, STEP_TIMEOUT_MS,
+	rc = run->transport->ops->upload(run->transport, local, remote, run->step_timeout_ms,
 					 on_status_done, run);
 	if (rc) {
 		run->after_status = NULL;
@@ -346,7 +355,7 @@ static void on_fallback_back(struct run *run, int status, const char *error_text
 		end_recovery(run);
 		return;
 	}
-	run_exec(run, uname, STEP_TIMEOUT_MS, on_fallback_release);
+	run_exec(run, uname, run->step_timeout_ms, on_fallback_release);
 }
 
 static void on_power_cycled(struct power *power, int status, const char *error_text, void *data)
@@ -374,7 +383,8 @@ static void recover_by_power_cycle(struct run *run, status_next then)
 	drop_transport(&run->transport);
 	log_event(run->environment.log, LOG_NOTICE, run->board->name, run->id, "power-cycle",
 		  "onto the fallback kernel");
-	rc = power->ops->request(power, POWER_CYCLE, POWER_TIMEOUT_MS, on_power_cycled, run);
+	rc = power->ops->request(power, POWER_CYCLE, board_power_timeout_ms(run->board),
+				 on_power_cycled, run);
 	if (rc)
 		on_power_cycled(power, rc, strerror(-rc), run);
 }
@@ -411,10 +421,17 @@ static bool wait_again_for_build(struct run *run, const char *what_answered)
 	return true;
 }
 
-/* The build answered, then went silent: the kernel under test hung it. */
+/* The build answered, then went silent: the kernel under test hung it.
+ * A connection that broke instead (reset, closed) is no silence: the old
+ * kernel's sshd may have taken it just before kexec took the machine down,
+ * so the board is asked again while the boot limit allows. */
 static void hung_after_boot(struct run *run, const char *what, const struct transport_exec_result *result)
 {
 	char why[700];
+
+	if (result->status != -ETIMEDOUT &&
+	    wait_again_for_build(run, "the connection broke before the build answered"))
+		return;
 
 	run->booted = true;
 	snprintf(why, sizeof(why), "SSH answered after booting %s, then %s got no answer: %s",
@@ -478,6 +495,22 @@ static void on_booted_release(struct run *run, const struct transport_exec_resul
 	run_exec(run, cat_command_line, run->hang_timeout_ms, on_booted_command_line);
 }
 
+/* A step before the kernel under test ran failed. A board that stopped
+ * answering is hung (by its own kernel, or the lab): it is power cycled
+ * back to its fallback now, not handed to the next run as it is. */
+static void silent_before_boot(struct run *run, int status, const char *error_text)
+{
+	char why[700];
+
+	if (status != -ETIMEDOUT) {
+		finish(run);
+		return;
+	}
+	snprintf(why, sizeof(why), "no answer within %" PRIu64 " s before %s booted: %s",
+		 run->step_timeout_ms / 1000, run->spec.release, error_text ? error_text : "");
+	declare_hang(run, why);
+}
+
 static void on_build_came_back(struct run *run, int status, const char *error_text)
 {
 	static const char *const uname[] = { "uname", "-r", NULL };
@@ -505,7 +538,7 @@ static void on_boot_started(struct boot *boot, int status, const char *error_tex
 	(void)boot;
 	if (status) {
 		note_lab_error(run, VERDICT_LAB_UPLOAD, "%s", error_text ? error_text : strerror(-status));
-		finish(run);
+		silent_before_boot(run, status, error_text);
 		return;
 	}
 	wait_for_board(run, run->boot_timeout_ms, on_build_came_back);
@@ -520,7 +553,7 @@ static void boot_build(struct run *run)
 		.modules_path = run->spec.modules,
 		.release = run->spec.release,
 		.command_line = run->boot_command_line,
-		.step_timeout_ms = STEP_TIMEOUT_MS,
+		.step_timeout_ms = run->step_timeout_ms,
 	};
 	const char *job_words = run->environment.job->kernel.command_line;
 	int rc;
@@ -542,6 +575,12 @@ static void on_release_checked(struct run *run, const struct transport_exec_resu
 {
 	char release[256];
 
+	if (result->status) {
+		note_lab_error(run, VERDICT_LAB_UNREACHABLE, "board %s: `uname -r` failed: %s",
+			       run->board->name, result->error_text ? result->error_text : "");
+		silent_before_boot(run, result->status, result->error_text);
+		return;
+	}
 	copy_answer(result, release, sizeof(release));
 	/* Reuse the boot only when nothing but passing runs happened since:
 	 * a wedged card must not leak into the next workload's result. */
@@ -565,7 +604,7 @@ static void on_first_connect(struct run *run, int status, const char *error_text
 		finish(run);
 		return;
 	}
-	run_exec(run, uname, STEP_TIMEOUT_MS, on_release_checked);
+	run_exec(run, uname, run->step_timeout_ms, on_release_checked);
 }
 
 /* ---- the workload and its watchdog ------------------------------------------------- */
@@ -604,6 +643,21 @@ static void declare_hang(struct run *run, const char *why)
 	recover_by_power_cycle(run, on_hang_recovered);
 }
 
+/* A probe refused or reset is no silence: the board is rebooting or its
+ * sshd restarting, and the workload's own session says what became of it.
+ * The next tick asks again; true when it will. */
+static bool probe_met_no_silence(struct run *run, int status, const char *error_text)
+{
+	if (status == -ETIMEDOUT || ++run->probe_refusals >= MAX_PROBE_REFUSALS)
+		return false;
+	log_event(run->environment.log, LOG_INFO, run->board->name, run->id, "probe-refused",
+		  "%s; asking again in %" PRIu64 " s", error_text ? error_text : "",
+		  run->hang_timeout_ms / 1000);
+	run->probing = false;
+	drop_transport(&run->probe);
+	return true;
+}
+
 static void on_probe_exec(struct transport *transport, const struct transport_exec_result *result,
 			  void *data)
 {
@@ -614,8 +668,10 @@ static void on_probe_exec(struct transport *transport, const struct transport_ex
 	if (!run->probing)
 		return;
 	run->probing = false;
-	if (result->status == 0)
+	if (result->status == 0) {
+		run->probe_refusals = 0;
 		return;	/* alive: the workload is just long; the connection serves the next probe */
+	}
 	if (result->status != -ETIMEDOUT && run->probe_reused) {
 		/* the kept connection broke without the board going silent (sshd
 		 * restarted, a reset): only a fresh one can say */
@@ -623,6 +679,8 @@ static void on_probe_exec(struct transport *transport, const struct transport_ex
 		start_fresh_probe(run);
 		return;
 	}
+	if (!run->probe_reused && probe_met_no_silence(run, result->status, result->error_text))
+		return;
 	snprintf(why, sizeof(why), "no result for %" PRIu64 " s and %s SSH session cannot run a "
 		 "command: %s", run->hang_timeout_ms / 1000, run->probe_reused ? "the watchdog's" : "a fresh",
 		 result->error_text ? result->error_text : "");
@@ -637,6 +695,8 @@ static void on_probe_connected(struct transport *transport, int status, const ch
 	int rc;
 
 	if (!run->probing)
+		return;
+	if (status && probe_met_no_silence(run, status, error_text))
 		return;
 	if (status) {
 		snprintf(why, sizeof(why), "no result for %" PRIu64 " s and SSH does not answer: %s",
@@ -734,7 +794,7 @@ static void remove_remote_dir(struct run *run)
 		finish(run);
 		return;
 	}
-	run_exec(run, argv, STEP_TIMEOUT_MS, on_remote_dir_removed);
+	run_exec(run, argv, run->step_timeout_ms, on_remote_dir_removed);
 }
 
 static void on_dmesg_after(struct run *run, const struct transport_exec_result *result)
@@ -835,7 +895,7 @@ static void on_workload_done(struct run *run, const struct transport_exec_result
 		note_lab_error(run, VERDICT_LAB_CONSOLE_LOST, "board %s: console lost during %s",
 			       run->board->name, run->spec.workload->name);
 	run->phase = PHASE_CAPTURE;
-	run_exec(run, dmesg, STEP_TIMEOUT_MS, on_dmesg_after);
+	run_exec(run, dmesg, run->step_timeout_ms, on_dmesg_after);
 }
 
 static void run_workload(struct run *run)
@@ -896,7 +956,7 @@ static void upload_next(struct run *run, int status, const char *error_text)
 	script = script ? script + 1 : run->spec.workload->script;
 	name = run->upload_index == 0 ? workload_files[0] : run->upload_index == 1 ? script : NULL;
 	if (!name) {
-		run_exec(run, dmesg, STEP_TIMEOUT_MS, on_dmesg_before);
+		run_exec(run, dmesg, run->step_timeout_ms, on_dmesg_before);
 		return;
 	}
 	run->upload_index++;
@@ -956,7 +1016,7 @@ static void start_workload(struct run *run)
 	run->phase = PHASE_PREPARE;
 	run->upload_index = 0;
 	run->remote_dir[0] = run->remote_script[0] = '\0';
-	run_exec(run, make_dir, STEP_TIMEOUT_MS, on_workload_dir);
+	run_exec(run, make_dir, run->step_timeout_ms, on_workload_dir);
 }
 
 /* ---- the verdict, stored ---------------------------------------------------------- */
@@ -1052,6 +1112,21 @@ static uint64_t seconds_ms(unsigned int board_limit, unsigned int job_limit)
 	return (uint64_t)(board_limit ? board_limit : job_limit) * 1000;
 }
 
+/* The board's limits, else the job's; a step waits as long as silence may last. */
+static void set_timeouts(struct run *run)
+{
+	const struct lab_board *config = run->board->config;
+	const struct job *job = run->environment.job;
+
+	run->boot_timeout_ms = seconds_ms(config->boot_timeout_seconds, job->boot_timeout_seconds);
+	run->hang_timeout_ms = seconds_ms(config->hang_timeout_seconds, job->hang_timeout_seconds);
+	run->step_timeout_ms = run->hang_timeout_ms;
+	if (run->step_timeout_ms < STEP_TIMEOUT_MIN_MS)
+		run->step_timeout_ms = STEP_TIMEOUT_MIN_MS;
+	if (run->step_timeout_ms > STEP_TIMEOUT_MAX_MS)
+		run->step_timeout_ms = STEP_TIMEOUT_MAX_MS;
+}
+
 static int record_run(struct run *run)
 {
 	return run_record_start(&run->environment, run->board ? run->board->name : NULL,
@@ -1101,10 +1176,7 @@ int run_start(const struct run_environment *environment, struct board *board,
 		uv_timer_start(&run->retry_timer, on_nothing_to_run, 0, 0);
 		return 0;
 	}
-	run->boot_timeout_ms = seconds_ms(board->config->boot_timeout_seconds,
-					  environment->job->boot_timeout_seconds);
-	run->hang_timeout_ms = seconds_ms(board->config->hang_timeout_seconds,
-					  environment->job->hang_timeout_seconds);
+	set_timeouts(run);
 	if (path_format(console, sizeof(console), "%s/console.log", run->dir) == 0)
 		board_capture_start(board, console);
 	log_event(environment->log, LOG_INFO, board->name, run->id, "start", "%s #%u on %s",
@@ -1153,7 +1225,7 @@ static void on_health_recovered(struct run *run, int status, const char *error_t
 				 : "the board did not come back on its fallback kernel");
 		return;
 	}
-	run_exec(run, smoke, STEP_TIMEOUT_MS, on_smoke_done);
+	run_exec(run, smoke, run->step_timeout_ms, on_smoke_done);
 }
 
 static void on_lava_board_healthy(uv_timer_t *timer)
@@ -1172,8 +1244,7 @@ int run_health_check(const struct run_environment *environment, struct board *bo
 	run->board = board;
 	run->health_callback = callback;
 	run->data = data;
-	run->boot_timeout_ms = seconds_ms(board->config->boot_timeout_seconds,
-					  environment->job->boot_timeout_seconds);
+	set_timeouts(run);
 	uv_timer_init(environment->loop, &run->retry_timer);
 	uv_timer_init(environment->loop, &run->watchdog);
 	run->retry_timer.data = run->watchdog.data = run;

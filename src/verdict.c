@@ -431,9 +431,24 @@ static int judge_output(const struct verdict_input *input, struct verdict *verdi
 	if (rc)
 		return rc;
 	if (cause) {
+		char *lab_cause = NULL;
+
 		if (verdict->symptom_count > 0) {
 			free(cause);
 			return settle_fail(input, verdict);
+		}
+		/* the lab's trouble (a dropped session, a reset) first: it is
+		 * why the output is missing, and it names the board */
+		rc = lab_errors_cause(&input->facts, true, &lab_cause);
+		if (rc == 0 && lab_cause) {
+			rc = join_owned(&lab_cause, cause);
+			cause = lab_cause;
+		} else if (rc) {
+			free(lab_cause);
+		}
+		if (rc) {
+			free(cause);
+			return rc;
 		}
 		return settle_with_cause(verdict, VERDICT_INFRA, cause);
 	}

@@ -22,6 +22,7 @@
 
 #include "config.h"
 #include "path.h"
+#include "virtual/board/fault_plan.h"
 #include "virtual/board/cgroup.h"
 #include "virtual/lab/lab_state.h"
 #include "virtual/lab/lab_supervisor.h"
@@ -95,6 +96,8 @@ static int check_virtual_lab(const struct lab *lab)
 		const struct lab_board *board = &lab->boards[i];
 		enum sim_chip chip;
 		struct sim_knobs knobs;
+		struct fault_plan faults;
+		char error[1024];
 
 		if (sim_chip_from_name(board->chip, &chip) != 0) {
 			config_location_format(&board->chip_where, where, sizeof(where));
@@ -113,6 +116,10 @@ static int check_virtual_lab(const struct lab *lab)
 					board->knobs[j].name, board->knobs[j].value);
 				return -EINVAL;
 			}
+		}
+		if (fault_plan_load(&faults, board, error, sizeof(error)) != 0) {
+			fprintf(stderr, "%s\n", error);
+			return -EINVAL;
 		}
 	}
 	return 0;

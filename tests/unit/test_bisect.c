@@ -740,6 +740,35 @@ static void test_skip_moves_no_probability_and_is_not_proposed_again(void **stat
 	graph_release(&graph);
 }
 
+/* A boot failure on a commit that ran elsewhere is the board's: the
+ * commit is no skip, before or after its PASS, and the culprit is found. */
+static void test_skip_of_a_commit_that_ran_is_the_boards(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	struct bisect_options options = exact_options();
+	struct bisect *bisect;
+	struct bisect_status status;
+
+	graph_linear(&graph, 8);
+	assert_int_equal(bisect_new(graph.commits, 8, 7, &options, &bisect), 0);
+	/* the culprit is 4: its parent passes, then a board fails to boot it */
+	assert_int_equal(bisect_record(bisect, 3, BISECT_PASS), 0);
+	assert_int_equal(bisect_record(bisect, 3, BISECT_SKIP), 0);
+	/* 4 is skipped first, then runs */
+	assert_int_equal(bisect_record(bisect, 4, BISECT_SKIP), 0);
+	assert_int_equal(bisect_status(bisect, &status), 0);
+	assert_int_equal(status.skipped_count, 1);
+	assert_int_equal(bisect_record(bisect, 4, BISECT_FAIL), 0);
+	assert_int_equal(bisect_status(bisect, &status), 0);
+	assert_int_equal(status.skipped_count, 0);
+	assert_int_equal(status.state, BISECT_FOUND);
+	assert_int_equal(status.best, 4);
+	assert_int_equal(status.runs, 4);
+	bisect_free(bisect);
+	graph_release(&graph);
+}
+
 /* Bisects a linear history with some commits that never build. */
 static struct trial bisect_with_unbuildable(size_t count, size_t culprit, const size_t *unbuildable,
 					    size_t unbuildable_count, size_t boards,
@@ -1537,6 +1566,7 @@ int main(void)
 		cmocka_unit_test(test_skips_next_to_the_culprit),
 		cmocka_unit_test(test_flaky_culprit_at_the_bad_end_ends),
 		cmocka_unit_test(test_only_skipped_left),
+		cmocka_unit_test(test_skip_of_a_commit_that_ran_is_the_boards),
 		cmocka_unit_test(test_unbuildable_commits_in_a_dag),
 		cmocka_unit_test(test_flaky_culprit_right_99_percent),
 		cmocka_unit_test(test_posterior_is_exact),

@@ -67,6 +67,7 @@ static const char good_lab[] =
 	"    console: {driver: virtual, port: 7000}\n"
 	"    knobs: {p_wake_dead: 0.5}\n"
 	"    seed: 42\n"
+	"    faults: {hang-boot: 2, slow-boot: 800}\n"
 	"  - name: b\n"
 	"    chip: ar5416\n"
 	"    transport: {host: 127.77.9.2}\n";
@@ -89,11 +90,16 @@ static void test_good_lab_loads_every_field(void **state)
 	assert_int_equal(scratch.lab->boards[0].knob_count, 1);
 	assert_string_equal(scratch.lab->boards[0].knobs[0].name, "p_wake_dead");
 	assert_int_equal(scratch.lab->boards[0].knobs[0].where.line, 9);
+	assert_int_equal(scratch.lab->boards[0].fault_count, 2);
+	assert_string_equal(scratch.lab->boards[0].faults[1].name, "slow-boot");
+	assert_string_equal(scratch.lab->boards[0].faults[1].value, "800");
+	assert_int_equal(scratch.lab->boards[0].faults[1].where.line, 11);
+	assert_int_equal(scratch.lab->boards[1].fault_count, 0);
 	/* defaults: port 22, user root, seed = position */
 	assert_int_equal(scratch.lab->boards[1].port, 22);
 	assert_string_equal(scratch.lab->boards[1].user, "root");
 	assert_int_equal(scratch.lab->boards[1].seed, 2);
-	assert_int_equal(scratch.lab->boards[1].chip_where.line, 12);
+	assert_int_equal(scratch.lab->boards[1].chip_where.line, 13);
 	assert_non_null(lab_find_board(scratch.lab, "b"));
 	assert_null(lab_find_board(scratch.lab, "c"));
 	lab_free(scratch.lab);
@@ -235,7 +241,7 @@ static const char rack_lab[] =
 	"    power: {driver: command, on: [pdu, '3', 'on'], off: [pdu, '3', 'off']}\n"
 	"    console: {driver: tcp, port: 7001, host: 127.77.9.4}\n"
 	"    boot: {driver: virtual, fallback: 6.1.0-13-amd64}\n"
-	"    limits: {boot: 200, hang: 30}\n";
+	"    limits: {boot: 200, hang: 30, power: 9}\n";
 
 static void test_rack_lab_loads_drivers_options_and_limits(void **state)
 {
@@ -265,6 +271,7 @@ static void test_rack_lab_loads_drivers_options_and_limits(void **state)
 	assert_int_equal(board->boot.option_count, 0);
 	assert_int_equal(board->boot_timeout_seconds, 200);
 	assert_int_equal(board->hang_timeout_seconds, 30);
+	assert_int_equal(board->power_timeout_seconds, 9);
 	lab_free(scratch.lab);
 }
 
@@ -278,7 +285,7 @@ static void test_virtual_lab_defaults_every_driver(void **state)
 	assert_string_equal(scratch.lab->boards[1].console.name, "virtual");
 	assert_string_equal(scratch.lab->boards[1].boot.name, "virtual");
 	/* the location a driver error points at: the board, as it has no block */
-	assert_int_equal(scratch.lab->boards[1].power.where.line, 11);
+	assert_int_equal(scratch.lab->boards[1].power.where.line, 12);
 	assert_null(scratch.lab->boards[1].fallback_release);
 	assert_int_equal(scratch.lab->boards[1].hang_timeout_seconds, 0);
 	lab_free(scratch.lab);
@@ -295,7 +302,8 @@ static void test_bad_limits_and_options_are_pointed_at(void **state)
 	static const struct { const char *line; int column; const char *words; } cases[] = {
 		{ "    limits: {boot: 0}\n", 20, "limits boot must be at least 1 second" },
 		{ "    limits: {hang: soon}\n", 20, "limits hang must be a whole number" },
-		{ "    limits: {nap: 3}\n", 19, "limits: unknown key 'nap' (known: boot, hang)" },
+		{ "    limits: {nap: 3}\n", 19, "limits: unknown key 'nap' (known: boot, hang, power)" },
+		{ "    limits: {power: 0}\n", 21, "limits power must be at least 1 second" },
 		{ "    power: {driver: command, on: {a: b}}\n", 34, "on must be a non-empty string" },
 		{ "    power: {driver: command, on: [pdu, '']}\n", 40, "on must be a non-empty string" },
 		{ "    transport: {host: x, key: y}\n", 31, "unknown key 'key' (known: host, port, user, identity, known_hosts)" },

@@ -594,6 +594,27 @@ static void test_lab_error_after_boot_turns_a_pass_into_infra(void **state)
 	run_free(&run);
 }
 
+/* A session dropped mid-workload: the output is missing because of the
+ * lab, and the cause says so first, naming the board. */
+static void test_missing_output_names_the_lab_error_first(void **state)
+{
+	struct run run;
+	static const struct verdict_lab_error errors[] = {
+		{ VERDICT_LAB_UNREACHABLE, "board r3: the workload's session failed: disconnected", true },
+	};
+	struct verdict *verdict;
+
+	(void)state;
+	run_init(&run, NULL);
+	run.input.facts.lab_errors = errors;
+	run.input.facts.lab_error_count = 1;
+	verdict = run_judge(&run);
+	assert_int_equal(verdict->outcome, VERDICT_INFRA);
+	assert_string_equal(verdict->cause, "board unreachable: board r3: the workload's session "
+			    "failed: disconnected; workload W3 produced no output");
+	run_free(&run);
+}
+
 static void test_build_failure_skips_even_with_log_lines(void **state)
 {
 	struct run run;
@@ -721,6 +742,7 @@ int main(void)
 		cmocka_unit_test(test_lab_error_before_boot_beats_everything),
 		cmocka_unit_test(test_lab_error_after_boot_does_not_hide_a_hang),
 		cmocka_unit_test(test_lab_error_after_boot_turns_a_pass_into_infra),
+		cmocka_unit_test(test_missing_output_names_the_lab_error_first),
 		cmocka_unit_test(test_build_failure_skips_even_with_log_lines),
 		cmocka_unit_test(test_boot_failure_skips_by_default),
 		cmocka_unit_test(test_boot_failure_fails_when_the_policy_says_so),

@@ -11,6 +11,7 @@
 #include "virtual/board/board_root.h"
 #include "virtual/board/grub_firmware.h"
 #include "virtual/board/cgroup.h"
+#include "virtual/board/fault_plan.h"
 #include "virtual/board/tool_server.h"
 #include "virtual/sim/sim.h"
 
@@ -20,6 +21,9 @@
 /* sshd is probed until it accepts: every 10 ms, for at most 10 s. */
 #define SSHD_PROBE_INTERVAL_MS 10
 #define SSHD_PROBE_TRIES 1000
+/* ssh-drop-upload: the sessions end this long after `uname` answered,
+ * while the coordinator is sending the kernel. */
+#define UPLOAD_DROP_DELAY_MS 5
 
 struct console_client {
 	uv_tcp_t tcp;
@@ -51,6 +55,10 @@ struct board_host {
 	uv_process_t *sshd;		/* the running one; each spawn has its own handle */
 	uv_timer_t reboot_timer;
 	int reboot_pending;
+	struct fault_plan faults;
+	uv_timer_t drop_timer;		/* ssh-drop-upload, a moment after uname */
+	uv_timer_t slow_boot_timer;	/* slow-boot: sshd starts when it fires */
+	int running_fallback;		/* the installed kernel runs, not one under test */
 	uv_timer_t probe_timer;
 	uv_tcp_t probe;
 	uv_connect_t probe_request;
@@ -276,6 +284,8 @@ static int start_sshd(struct board_host *host)
 /* Ends every process of the board: sshd, sessions, whatever they started. */
 static void end_board_processes(struct board_host *host)
 {
+	uv_timer_stop(&host->drop_timer);
+	uv_timer_stop(&host->slow_boot_timer);
 	cgroup_freeze(host->cgroup, 0);
 	if (cgroup_kill_all(host->cgroup, KILL_TIMEOUT_MS) != 0)
 		snprintf(host->last_error, sizeof(host->last_error),
@@ -388,6 +398,30 @@ static void boot_failed(struct board_host *host, const char *kernel, const char 
 /* What an installed kernel's boot loader passes, as on a rack machine. */
 #define FALLBACK_COMMAND_LINE "BOOT_IMAGE=/boot/vmlinuz root=/dev/sda1 ro console=ttyS0,115200"
 
+/* The booted kernel's userspace: sshd, then the probe that says "up". */
+static int start_services(struct board_host *host, const char *kernel)
+{
+	int rc = start_sshd(host);
+
+	if (rc) {
+		boot_failed(host, kernel, "sshd did not start");
+		return rc;
+	}
+	fprintf(stderr, "board=%s event=booted release=%s boot=%u\n", host->board->name,
+		host->release, host->boots);
+	host->probe_tries = 0;
+	probe_sshd(host);
+	return 0;
+}
+
+static void on_slow_boot_timer(uv_timer_t *timer)
+{
+	struct board_host *host = timer->data;
+
+	if (host->state == BOARD_BOOTING && !host->destroying)
+		start_services(host, host->release);
+}
+
 static int boot(struct board_host *host, const char *kernel, const char *command_line)
 {
 	int rc;
@@ -410,19 +444,25 @@ static int boot(struct board_host *host, const char *kernel, const char *command
 		board_root_write_boot(host->root, version, command_line);
 	}
 	host->console_next_line = 0;
+	host->running_fallback = strcmp(kernel, host->fallback_kernel) == 0;
 	set_state(host, BOARD_BOOTING);
 	refresh_files(host);
 	console_flush(host);
-	rc = start_sshd(host);
-	if (rc) {
-		boot_failed(host, kernel, "sshd did not start");
-		return rc;
+	if (!host->running_fallback &&
+	    fault_plan_event(&host->faults, FAULT_EVENT_BOOT) == FAULT_HANG_BOOT) {
+		fprintf(stderr, "board=%s event=fault fault=hang-boot\n", host->board->name);
+		board_host_hang(host);
+		return 0;	/* the boot started; it is the machine that stopped */
 	}
-	fprintf(stderr, "board=%s event=booted release=%s boot=%u\n", host->board->name,
-		host->release, host->boots);
-	host->probe_tries = 0;
-	probe_sshd(host);
-	return 0;
+	if (!host->running_fallback && fault_plan_boot_delay_ms(&host->faults)) {
+		host->faults.struck[FAULT_SLOW_BOOT] = true;
+		fprintf(stderr, "board=%s event=fault fault=slow-boot delay_ms=%u\n",
+			host->board->name, fault_plan_boot_delay_ms(&host->faults));
+		uv_timer_start(&host->slow_boot_timer, on_slow_boot_timer,
+			       fault_plan_boot_delay_ms(&host->faults), 0);
+		return 0;
+	}
+	return start_services(host, kernel);
 }
 
 static void board_path(const struct board_host *host, const char *cwd, const char *path,
@@ -541,6 +581,76 @@ static int run_kexec(struct board_host *host, struct tool_session *session,
 	return 0;
 }
 
+/* ---- fault injection (fault_plan.h) --------------------------------------- */
+
+/* Every SSH session ends as in a network drop: each connection's sshd
+ * and what it ran die; the listener goes on accepting new ones. */
+static void drop_ssh_sessions(struct board_host *host)
+{
+	fprintf(stderr, "board=%s event=fault fault=ssh-drop\n", host->board->name);
+	if (host->sshd)
+		cgroup_kill_all_but(host->cgroup, host->sshd->pid);
+	if (host->tools)
+		tool_server_end_sessions(host->tools);
+}
+
+static void on_drop_timer(uv_timer_t *timer)
+{
+	struct board_host *host = timer->data;
+
+	if (host->state == BOARD_UP && !host->destroying)
+		drop_ssh_sessions(host);
+}
+
+static enum fault_event tool_event(const struct board_host *host, const struct tool_request *request)
+{
+	static const char *const workload_tools[] = { "iw", "ping", "ip", "sleep", NULL };
+	int i;
+
+	if (strcmp(request->argv[0], "kexec") == 0 && request->argc > 1 &&
+	    (strcmp(request->argv[1], "-l") == 0 || strcmp(request->argv[1], "--load") == 0))
+		return FAULT_EVENT_DEPLOY;
+	if (host->running_fallback)
+		return strcmp(request->argv[0], "uname") == 0 ? FAULT_EVENT_FALLBACK_UNAME
+							      : FAULT_EVENT_COUNT;
+	for (i = 0; workload_tools[i]; i++)
+		if (strcmp(request->argv[0], workload_tools[i]) == 0)
+			return FAULT_EVENT_WORKLOAD_TOOL;
+	return FAULT_EVENT_COUNT;
+}
+
+/* Acts on the fault that strikes at this tool call. True when the call
+ * must not be answered (the machine froze, reset or lost the session). */
+static bool strike(struct board_host *host, enum fault_kind fault)
+{
+	if (fault == FAULT_KIND_COUNT)
+		return false;
+	fprintf(stderr, "board=%s event=fault fault=%s\n", host->board->name, fault_kind_name(fault));
+	switch (fault) {
+	case FAULT_HANG_DEPLOY:
+	case FAULT_HANG_WORKLOAD:
+		console_flush(host);
+		board_host_hang(host);
+		return true;
+	case FAULT_SSH_DROP_WORKLOAD:
+		drop_ssh_sessions(host);
+		return true;
+	case FAULT_REBOOT_WORKLOAD:
+		host->next_kernel[0] = '\0';	/* a reset boots what power-on boots */
+		schedule_reboot(host);
+		return true;
+	case FAULT_SSH_DROP_UPLOAD:
+		uv_timer_start(&host->drop_timer, on_drop_timer, UPLOAD_DROP_DELAY_MS, 0);
+		return false;
+	case FAULT_CONSOLE_DROP:
+		while (host->console_clients)
+			drop_console_client(host->console_clients);
+		return false;
+	default:
+		return false;
+	}
+}
+
 static void run_tool(void *context, struct tool_session *session, const struct tool_request *request)
 {
 	struct board_host *host = context;
@@ -548,6 +658,8 @@ static void run_tool(void *context, struct tool_session *session, const struct t
 
 	if (host->state != BOARD_UP && host->state != BOARD_BOOTING)
 		return;		/* a hung board answers nothing, ever */
+	if (strike(host, fault_plan_event(&host->faults, tool_event(host, request))))
+		return;
 	if (strcmp(request->argv[0], "kexec") == 0) {
 		status = run_kexec(host, session, request);
 		if (status >= 0)
@@ -622,8 +734,14 @@ int board_host_create(uv_loop_t *loop, const struct board_host_options *options,
 	host->reboot_timer.data = host;
 	uv_timer_init(loop, &host->probe_timer);
 	host->probe_timer.data = host;
-	host->handles_open += 2;
-	rc = board_root_prepare(host->root, options->tool_binary, error, error_len);
+	uv_timer_init(loop, &host->drop_timer);
+	host->drop_timer.data = host;
+	uv_timer_init(loop, &host->slow_boot_timer);
+	host->slow_boot_timer.data = host;
+	host->handles_open += 4;
+	rc = fault_plan_load(&host->faults, host->board, error, error_len);
+	if (!rc)
+		rc = board_root_prepare(host->root, options->tool_binary, error, error_len);
 	if (!rc)
 		rc = make_sim(host, error, error_len);
 	if (!rc && (rc = tool_server_start(loop, host->paths.socket, run_tool, host, &host->tools)))
@@ -661,6 +779,8 @@ void board_host_destroy(struct board_host *host)
 	host->destroying = 1;
 	uv_close((uv_handle_t *)&host->reboot_timer, on_host_handle_closed);
 	uv_close((uv_handle_t *)&host->probe_timer, on_host_handle_closed);
+	uv_close((uv_handle_t *)&host->drop_timer, on_host_handle_closed);
+	uv_close((uv_handle_t *)&host->slow_boot_timer, on_host_handle_closed);
 	if (uv_is_active((uv_handle_t *)&host->console_listener) ||
 	    host->console_listener.type == UV_TCP)
 		uv_close((uv_handle_t *)&host->console_listener, on_host_handle_closed);
@@ -703,6 +823,21 @@ void board_host_hang(struct board_host *host)
 	cgroup_freeze(host->cgroup, 1);
 	set_state(host, BOARD_HUNG);
 	fprintf(stderr, "board=%s event=hang\n", host->board->name);
+}
+
+enum fault_kind board_host_power_fault(struct board_host *host)
+{
+	enum fault_kind fault = fault_plan_event(&host->faults, FAULT_EVENT_POWER);
+
+	if (fault != FAULT_KIND_COUNT)
+		fprintf(stderr, "board=%s event=fault fault=%s\n", host->board->name,
+			fault_kind_name(fault));
+	return fault;
+}
+
+const struct fault_plan *board_host_faults(const struct board_host *host)
+{
+	return &host->faults;
 }
 
 enum board_power_state board_host_state(const struct board_host *host)

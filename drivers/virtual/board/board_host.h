@@ -16,6 +16,7 @@
 #include <uv.h>
 
 #include "config.h"
+#include "virtual/board/fault_plan.h"
 
 enum board_power_state {
 	BOARD_OFF = 0,
@@ -48,7 +49,13 @@ void board_host_power_off(struct board_host *host);
 int board_host_power_cycle(struct board_host *host);
 /* Fault injection: the host hangs now. */
 void board_host_hang(struct board_host *host);
+/* A power switch command (on, off, cycle) is about to act on the board: the
+ * fault the lab file planned for it now (FAULT_POWER_ERROR,
+ * FAULT_POWER_TIMEOUT), else FAULT_KIND_COUNT. */
+enum fault_kind board_host_power_fault(struct board_host *host);
 
+/* The board's fault plan: what struck so far, how many events it saw. */
+const struct fault_plan *board_host_faults(const struct board_host *host);
 enum board_power_state board_host_state(const struct board_host *host);
 const char *board_host_state_name(enum board_power_state state);
 const char *board_host_release(const struct board_host *host);

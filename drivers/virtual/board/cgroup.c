@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -133,6 +134,24 @@ int cgroup_kill_all(const char *path, int timeout_ms)
 	if (rc && rc != -ENOENT)
 		return rc;
 	return wait_until_empty(path, timeout_ms);
+}
+
+int cgroup_kill_all_but(const char *path, int keep_pid)
+{
+	char file[1100];
+	FILE *procs;
+	int pid, count = 0;
+
+	snprintf(file, sizeof(file), "%s/cgroup.procs", path);
+	procs = fopen(file, "re");
+	if (!procs)
+		return -errno;
+	while (fscanf(procs, "%d", &pid) == 1) {
+		if (pid > 0 && pid != keep_pid && kill(pid, SIGKILL) == 0)
+			count++;
+	}
+	fclose(procs);
+	return count;
 }
 
 int cgroup_remove(const char *path)

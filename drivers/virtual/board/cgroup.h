@@ -19,6 +19,10 @@ int cgroup_freeze(const char *path, int frozen);
 /* Ends every process in the cgroup (cgroup.kill) and waits until it is
  * empty, up to timeout_ms. 0, or -ETIMEDOUT. */
 int cgroup_kill_all(const char *path, int timeout_ms);
+/* SIGKILLs every process in it but keep_pid (a board's sshd listener:
+ * its connections drop, it goes on accepting). Does not wait. The number
+ * signalled, or negative errno. */
+int cgroup_kill_all_but(const char *path, int keep_pid);
 /* Number of processes in it, or negative errno. */
 int cgroup_process_count(const char *path);
 /* Removes an empty cgroup directory. */

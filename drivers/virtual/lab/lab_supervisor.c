@@ -35,6 +35,7 @@ struct control_client {
 	size_t len;
 	char read_buffer[CONTROL_LINE_MAX];
 	int answered;
+	int silent;		/* power-timeout: never answered; closed when the client gives up */
 };
 
 struct control_write {
@@ -53,6 +54,23 @@ static struct board_host *find_board(struct supervisor *supervisor, const char *
 			return supervisor->boards[i];
 	}
 	return NULL;
+}
+
+/* {"struck": ["hang-deploy", ...], "events": {"deploy": 2, ...}} */
+static json_t *faults_json(const struct fault_plan *plan)
+{
+	json_t *faults = json_object(), *struck = json_array(), *events = json_object();
+	int i;
+
+	for (i = 0; i < FAULT_KIND_COUNT; i++)
+		if (plan->struck[i])
+			json_array_append_new(struck, json_string(fault_kind_name((enum fault_kind)i)));
+	for (i = 0; i < FAULT_EVENT_COUNT; i++)
+		json_object_set_new(events, fault_event_name((enum fault_event)i),
+				    json_integer(plan->seen[i]));
+	json_object_set_new(faults, "struck", struck);
+	json_object_set_new(faults, "events", events);
+	return faults;
 }
 
 static char *status_json(struct supervisor *supervisor)
@@ -79,6 +97,7 @@ static char *status_json(struct supervisor *supervisor)
 		json_object_set_new(board, "release", json_string(board_host_release(host)));
 		json_object_set_new(board, "boots", json_integer(board_host_boot_count(host)));
 		json_object_set_new(board, "error", json_string(board_host_last_error(host)));
+		json_object_set_new(board, "faults", faults_json(board_host_faults(host)));
 		json_array_append_new(boards, board);
 	}
 	json_object_set_new(root, "boards", boards);
@@ -139,15 +158,28 @@ static char *formatted(const char *fmt, ...)
 	return rc < 0 ? NULL : text;
 }
 
+static bool switches_power(const char *action)
+{
+	return strcmp(action, "on") == 0 || strcmp(action, "off") == 0 || strcmp(action, "cycle") == 0;
+}
+
+/* NULL: the power switch says nothing (power-timeout). */
 static char *power_command(struct supervisor *supervisor, const char *board_name,
 			   const char *action)
 {
 	struct board_host *host = find_board(supervisor, board_name);
+	enum fault_kind fault;
 	int rc = 0;
 
 	if (!host)
 		return formatted("error no board '%s' in lab %s\n", board_name,
 				 supervisor->options->lab->name);
+	fault = switches_power(action) ? board_host_power_fault(host) : FAULT_KIND_COUNT;
+	if (fault == FAULT_POWER_TIMEOUT)
+		return NULL;
+	if (fault == FAULT_POWER_ERROR)
+		return formatted("error outlet of board %s did not switch %s (relay stuck)\n",
+				 board_name, action);
 	if (strcmp(action, "on") == 0)
 		rc = board_host_power_on(host);
 	else if (strcmp(action, "off") == 0)
@@ -161,6 +193,17 @@ static char *power_command(struct supervisor *supervisor, const char *board_name
 	if (rc)
 		return formatted("error %s\n", board_host_last_error(host));
 	return formatted("ok %s\n", board_host_state_name(board_host_state(host)));
+}
+
+static void on_control_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf);
+static void on_control_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
+
+/* Reads on only to notice the client hang up. */
+static void stay_silent(struct control_client *client)
+{
+	client->answered = 1;
+	client->silent = 1;
+	uv_read_start((uv_stream_t *)&client->pipe, on_control_alloc, on_control_read);
 }
 
 static void run_control_line(struct control_client *client)
@@ -179,7 +222,12 @@ static void run_control_line(struct control_client *client)
 		free(json);
 		answer(client, text);
 	} else if (count == 3 && strcmp(words[0], "power") == 0) {
-		answer(client, power_command(supervisor, words[1], words[2]));
+		char *text = power_command(supervisor, words[1], words[2]);
+
+		if (text)
+			answer(client, text);
+		else
+			stay_silent(client);
 	} else if (count == 2 && strcmp(words[0], "hang") == 0) {
 		answer(client, power_command(supervisor, words[1], "hang"));
 	} else if (count == 1 && strcmp(words[0], "shutdown") == 0) {
@@ -205,6 +253,11 @@ static void on_control_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *
 	struct control_client *client = stream->data;
 	const char *newline;
 
+	if (client->silent) {
+		if (nread < 0)
+			uv_close((uv_handle_t *)stream, on_control_closed);
+		return;
+	}
 	if (client->answered)
 		return;
 	if (nread < 0) {

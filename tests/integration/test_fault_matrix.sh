@@ -1,0 +1,280 @@
+#!/bin/bash
+# Seeded fault injection in the virtual lab (issue 9), through `run` and
+# `gate --bisect` (whose bisection is the `bisect` engine on the lab).
+#
+# Faults (drivers/virtual/board/fault_plan.h): a hang at deploy, at boot and
+# during a workload; an SSH drop during the kernel upload and during a
+# workload; a spontaneous reset during a workload; a console disconnect; a
+# slow boot; a power switch that answers an error, and one that never
+# answers. Seed s (1..10) picks the event each strikes at.
+#
+# run: 100 boards, every fault x 10 seeds (one fault each), 4 clean boards,
+#   W1 on v3.3. Each board's struck fault must be classified as DESIGN.md
+#   says (INFRA for the lab's trouble, SKIP for a boot that never came up,
+#   FAIL(hang) for a hang under the kernel under test), with a cause that
+#   names the board; any other run on that board passes, or is lab trouble
+#   naming the board (it was still coming back): never evidence; no
+#   result lost.
+# gate --bisect: 10 boards, seed s carrying every fault at events its seed
+#   picks, 2 clean boards; v3.3.1-rc1 against v3.3 on W3. The verdict is
+#   REGRESSION and the bisection ends on the true culprit (the model tree's
+#   truth file) at >= 0.99, never another commit; no result lost.
+#
+# Prints "ok N - ..." / "not ok N - ..."; every wait is on an event with a timeout.
+# lane: own
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/integration/lib.sh"
+rb=$(rackbisect_under_test "$root")
+vlab=$(vlab_under_test "$root")
+# Unsanitized boards are 3x faster; the coordinator under test is sanitized.
+export RACKBISECT_VLAB=${RACKBISECT_BUILD:-$root/build}/rackbisect-vlab
+SECONDS=0
+section() { echo "# $SECONDS s: $*"; }
+work=$(mktemp -d /tmp/rackbisect-fault-matrix-XXXXXX)
+state=$work/state
+run_lab=$work/run-lab.yaml
+gate_lab=$work/gate-lab.yaml
+
+cleanup() {
+	"$rb" lab down "$run_lab" --state "$state" >/dev/null 2>&1
+	"$rb" lab down "$gate_lab" --state "$state" >/dev/null 2>&1
+	[ -d "$work/tree" ] && git -C "$work/tree" worktree prune 2>/dev/null
+	[ -n "${RACKBISECT_KEEP_TEST:-}" ] && echo "# kept $work" || rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+kinds="hang-deploy hang-boot hang-workload ssh-drop-upload ssh-drop-workload reboot-workload
+       console-drop slow-boot power-error power-timeout"
+
+# board NAME ADDRESS SEED FAULTS: one board of a lab file, with $limits.
+board() {
+	cat <<YAML
+  - name: $1
+    chip: ar9285
+    transport: {host: $2, port: 2222}
+    console: {driver: virtual, port: 7000}
+    boot: {driver: virtual, fallback: 3.3.0-lab-fallback}
+    limits: $limits
+    seed: $3
+YAML
+	[ -z "$4" ] || echo "    faults: {$4}"
+}
+
+# The run lab: board KIND-SEED has that one fault. A workload fault strikes
+# at the seed's workload tool call (1..9, W1 makes more); a power fault
+# needs a power cycle, so its board also hangs during the workload.
+# 104 boards keep both cores busy: a board may take seconds to answer, so
+# silence is a hang only after 30 s here (a rack's default is 120).
+limits="{boot: 30, hang: 30, power: 15}"
+n=0
+{
+	echo "name: faults-run"
+	echo "type: virtual"
+	echo "boards:"
+	k=0
+	for kind in $kinds; do
+		k=$((k + 1))
+		for seed in 1 2 3 4 5 6 7 8 9 10; do
+			n=$((n + 1))
+			case $kind in
+			*-workload | console-drop) spec="$kind: $((1 + (seed * 7 + k) % 9))" ;;
+			slow-boot) spec="$kind: $((300 * seed))" ;;
+			power-*) spec="hang-workload: $((1 + seed % 3)), $kind: 1" ;;
+			*) spec="$kind: 1" ;;
+			esac
+			board "$kind-$seed" "127.77.19.$n" "$n" "$spec"
+		done
+	done
+	for c in 1 2 3 4; do
+		n=$((n + 1))
+		board "clean-$c" "127.77.19.$n" "$n" ""
+	done
+} >"$run_lab"
+
+# The gate lab: board seed-S carries every fault. Its first run (the
+# candidate's matrix) is spared, so the board stays in the bisection; the
+# rest strike at events of its later runs that its seed picks.
+limits="{boot: 15, hang: 10, power: 10}"
+{
+	echo "name: faults-gate"
+	echo "type: virtual"
+	echo "boards:"
+	for seed in 1 2 3 4 5 6 7 8 9 10; do
+		board "seed-$seed" "127.77.20.$seed" "$seed" \
+			"ssh-drop-upload: $((2 + seed % 3)), hang-deploy: $((2 + (seed + 1) % 3)), hang-boot: $((3 + seed % 2)), slow-boot: $((200 * seed)), hang-workload: $((100 + 13 * seed)), console-drop: $((60 + 29 * seed)), ssh-drop-workload: $((200 + 19 * seed)), reboot-workload: $((280 + 23 * seed)), power-error: $((3 + seed % 2)), power-timeout: $((4 + seed % 2))"
+	done
+	board clean-1 127.77.20.11 11 ""
+	board clean-2 127.77.20.12 12 ""
+} >"$gate_lab"
+
+job=$root/jobs/ath9k-ps.yaml
+one_workload_job() {	# one_workload_job NAME PARAMETERS > job file
+	sed -n '1,/^workloads:/p' "$job"
+	echo "  - name: $1"
+	echo "    parameters: $2"
+	echo "    timeout: 900"
+	sed -n '/^symptoms:/,$p' "$job"
+}
+one_workload_job W1 "{duration: 120, phase: 30}" >"$work/w1.yaml"
+one_workload_job W3 "{cycles: 10, idle-min: 1, idle-max: 10, reconnect: mixed, seed: 42}" >"$work/w3.yaml"
+"$vlab" make-tree --scenario stable-3.3.1 --seed 1 --out "$work/tree" --truth "$work/truth.json" >/dev/null 2>&1
+check "model kernel history made" test -d "$work/tree/.git"
+culprit=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["culprits"]["linux-3.3.y"][:12])' "$work/truth.json")
+
+lab_json() { "$vlab" status "$1" --state "$state" --json; }
+
+# ---- run: every fault x 10 seeds -------------------------------------------------------------
+section "run: 104 boards, every fault x 10 seeds"
+"$rb" lab up "$run_lab" --state "$state" >"$work/run-up.out" 2>&1
+check "the run lab is up (104 boards)" test $? -eq 0
+"$rb" run "$work/w1.yaml" --lab "$run_lab" --state "$state" --tree "$work/tree" --commit v3.3 \
+	--json >"$work/run.json" 2>"$work/run.err"
+check "run: exit 1 (the hangs under the kernel under test are FAILs)" test $? -eq 1
+lab_json "$run_lab" >"$work/run-lab.json"
+"$rb" runs --last 100000 --json --state "$state" >"$work/run-runs.json" 2>"$work/runs.err"
+check "runs --json lists the stored runs" test -s "$work/run-runs.json"
+
+# judge_run KIND: every seed's board of KIND classified as the design says
+judge_run() {
+	python3 - "$1" "$work/run-lab.json" "$work/run-runs.json" "$work/run.err" <<'PY'
+import json, re, sys
+kind, lab, runs, log = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3])), open(sys.argv[4]).read()
+boards = {b["name"]: b for b in lab["boards"]}
+# what the struck run must be: outcome, and a pattern its cause or symptoms must match
+expected = {
+    "hang-deploy": ("INFRA", r"kexec -l failed.*board hung while not running the kernel under test"),
+    "hang-boot": ("SKIP", r"boot failed: no SSH within"),
+    "hang-workload": ("FAIL", r"^hang$"),
+    # the drop lands in the kernel upload, or just before it
+    "ssh-drop-upload": ("INFRA", r"upload failed|`uname -r` failed"),
+    # the session breaks, or the next command after it gets no answer
+    "ssh-drop-workload": ("INFRA", r"session failed|reading the kernel log failed"),
+    "reboot-workload": ("INFRA", r"session failed|reading the kernel log failed"),
+    "console-drop": ("INFRA", r"console lost"),
+    "slow-boot": (None, None),
+    "power-error": ("FAIL", r"^hang$"),
+    "power-timeout": ("FAIL", r"^hang$"),
+}[kind]
+bad = []
+for seed in range(1, 11):
+    name = f"{kind}-{seed}"
+    struck = boards[name]["faults"]["struck"]
+    if kind not in struck:
+        bad.append(f"{name}: the fault never struck (struck: {struck})")
+        continue
+    mine = [r for r in runs if r["board"] == name]
+    if any(r["state"] != "done" for r in mine):
+        bad.append(f"{name}: a run was left unfinished")
+    others = sorted((r for r in mine if r["outcome"] != "PASS"), key=lambda r: r["id"])
+    outcome, pattern = expected
+    if outcome is None:
+        if others:
+            bad.append(f"{name}: {len(others)} runs not PASS: {[(r['id'], r['outcome'], r['cause']) for r in others]}")
+        continue
+    if not others:
+        bad.append(f"{name}: the fault struck and every run passed")
+        continue
+    # the first run that did not pass is the one the fault struck; a later
+    # one may only be lab trouble (the board still coming back), never evidence
+    r = others[0]
+    for later in others[1:]:
+        if later["outcome"] != "INFRA" or name not in (later["cause"] or ""):
+            bad.append(f"{name}: run {later['id']} after the fault is {later['outcome']} "
+                       f"({later['cause']}), not lab trouble naming the board")
+    said = [s["name"] for s in r["symptoms"]] if outcome == "FAIL" else [r["cause"] or ""]
+    if r["outcome"] != outcome or not any(re.search(pattern, s) for s in said):
+        bad.append(f"{name}: run {r['id']} is {r['outcome']} {said}, expected {outcome} /{pattern}/")
+    if outcome != "FAIL" and name not in (r["cause"] or ""):
+        bad.append(f"{name}: run {r['id']}'s cause does not name the board: {r['cause']}")
+    if kind.startswith("power-"):
+        want = "refused" if kind == "power-error" else "no answer to"
+        if not re.search(rf"board={re.escape(name)} run={r['id']} event=lab-error detail=\"board {re.escape(name)}: power switch .*{want}", log):
+            bad.append(f"{name}: no lab-error naming the board and the power switch ({want})")
+        if boards[name]["state"] != "up":
+            bad.append(f"{name}: not back up after its health check: {boards[name]['state']}")
+for line in bad:
+    print("#   " + line)
+sys.exit(1 if bad else 0)
+PY
+}
+for kind in $kinds; do
+	check "run: $kind x 10 seeds: struck, classified as designed, board named, nothing else failed" \
+		judge_run "$kind"
+done
+check "run: the clean boards passed every run" python3 -c '
+import json, sys
+runs = json.load(open(sys.argv[1]))
+mine = [r for r in runs if r["board"].startswith("clean-")]
+sys.exit(not (mine and all(r["outcome"] == "PASS" for r in mine)))' "$work/run-runs.json"
+check "run: no result lost: every run the log finished is stored, done" python3 -c '
+import json, re, sys
+runs = json.load(open(sys.argv[1]))
+done = set(int(m) for m in re.findall(r"run=(\d+) event=done", open(sys.argv[2]).read()))
+stored = set(r["id"] for r in runs if r["state"] == "done")
+sys.exit(not (done and done == stored and len(stored) == len(runs)))' "$work/run-runs.json" "$work/run.err"
+check "run: every cell ended with a verdict" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not (len(d["runs"]) == 104 and all(r["outcome"] in ("PASS", "FAIL", "SKIP", "INFRA") for r in d["runs"])))' \
+	"$work/run.json"
+"$rb" lab down "$run_lab" --state "$state" >/dev/null 2>&1
+
+# ---- gate --bisect: every fault on 10 seeded boards ------------------------------------------
+section "gate --bisect: 12 boards, every fault on each of 10 seeds"
+"$rb" lab up "$gate_lab" --state "$state" >"$work/gate-up.out" 2>&1
+check "the gate lab is up (12 boards)" test $? -eq 0
+"$rb" gate "$work/w3.yaml" --lab "$gate_lab" --state "$state" --tree "$work/tree" \
+	--baseline v3.3 --candidate v3.3.1-rc1 --bisect >"$work/gate.out" 2>"$work/gate.err"
+check "gate: exit 1, REGRESSION" test $? -eq 1
+check "gate: the verdict says REGRESSION" contains "$work/gate.out" "v3.3.1-rc1: REGRESSION"
+check "gate: the bisection names the true culprit ($culprit)" \
+	contains "$work/gate.out" "^  commit $culprit "
+check "gate: ... at probability >= 0.99" python3 -c '
+import re, sys
+m = re.search(r"Culprit in the queue \(bisection \d+, probability ([0-9.]+)", open(sys.argv[1]).read())
+sys.exit(not (m and float(m.group(1)) >= 0.99))' "$work/gate.out"
+lab_json "$gate_lab" >"$work/gate-lab.json"
+"$rb" runs --last 100000 --json --state "$state" >"$work/all-runs.json" 2>>"$work/runs.err"
+python3 - "$work/gate-lab.json" <<'PY' >"$work/gate-struck.txt"
+import json, sys
+lab = json.load(open(sys.argv[1]))
+kinds = ["hang-deploy", "hang-boot", "hang-workload", "ssh-drop-upload", "ssh-drop-workload",
+         "reboot-workload", "console-drop", "slow-boot", "power-error", "power-timeout"]
+for kind in kinds:
+    seeds = [b["name"] for b in lab["boards"] if kind in b["faults"]["struck"]]
+    print(f"{kind} {len(seeds)}")
+PY
+sed 's/^/# struck on seeds: /' "$work/gate-struck.txt"
+check "gate: faults struck during the gate (at least 25 of the 100 fault x seed pairs)" \
+	bash -c "[ \$(awk '{ s += \$2 } END { print s }' '$work/gate-struck.txt') -ge 25 ]"
+check "gate: no result lost: every run the log finished is stored, done" python3 -c '
+import json, re, sys
+runs = json.load(open(sys.argv[1]))
+gate_boards = set(["clean-1", "clean-2"] + [f"seed-{s}" for s in range(1, 11)])
+mine = [r for r in runs if r["board"] in gate_boards or r["board"] is None]
+done = set(int(m) for m in re.findall(r"run=(\d+) event=done", open(sys.argv[2]).read()))
+stored = set(r["id"] for r in mine if r["state"] == "done")
+sys.exit(not (done and done <= stored and all(r["state"] == "done" for r in mine)))' \
+	"$work/all-runs.json" "$work/gate.err"
+check "gate: every lab-trouble run names its board" python3 -c '
+import json, sys
+runs = json.load(open(sys.argv[1]))
+bad = [r for r in runs if r["outcome"] == "INFRA" and r["board"] not in (r["cause"] or "")]
+for r in bad: print("#  ", r["id"], r["board"], r["cause"])
+sys.exit(bool(bad))' "$work/all-runs.json"
+check "gate: the baseline (v3.3) never failed with a symptom of the job (a hang is the lab's fault)" \
+	python3 -c '
+import json, sys
+runs = json.load(open(sys.argv[1]))
+v33 = open(sys.argv[2]).read().strip()
+bad = [r for r in runs if r["commit"] == v33 and r["outcome"] == "FAIL"
+       and any(s["name"] != "hang" for s in r["symptoms"])]
+sys.exit(bool(bad))' "$work/all-runs.json" <(git -C "$work/tree" rev-parse v3.3)
+
+check "no sanitizer report from the coordinator" \
+	bash -c "! grep -l 'ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer' '$work'/*.err"
+section "done"
+[ "$failures" -eq 0 ]
