@@ -2,11 +2,13 @@
  * build.c - see build.h. One build is a chain of steps, each started by the
  * previous one's completion on the loop:
  *
- *   resolve commit -> resolve tree -> look up the cache -+-> callback (cached)
- *                                                        |
+ *   resolve commit -> resolve tree -> look up the cache (verify its
+ *   checksums, if it has them) -+-> callback (cached)
+ *                               |
+ *                               +-> (corrupt: set it aside, then as a miss)
  *   check out (a slot's worktree, or a new one) -> build command -> copy
- *   image -> rename staging into the cache -> (remove a new worktree) ->
- *   callback
+ *   image -> sum the artifacts -> rename staging into the cache ->
+ *   (remove a new worktree) -> callback
  *
  * A kbuild build's "build command" is its steps (kbuild.h), one child
  * after the other: configure -> fragment merged -> olddefconfig ->
@@ -21,6 +23,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -29,6 +32,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "files.h"
@@ -56,6 +60,20 @@ enum child_kind {
 
 struct build;
 typedef void (*child_finished_fn)(struct build *build);
+
+/*
+ * Hashing an entry's artifacts, on the loop's thread pool: a kernel image
+ * is megabytes and modules.tar.gz can be a hundred, too long to read on the
+ * loop's thread. The worker touches nothing of the build but this.
+ */
+struct entry_check {
+	uv_work_t work;			/* data: the build */
+	char dir[PATH_MAX];		/* the staging directory summed, or the entry verified */
+	int status;			/* 0; -EBADMSG: the entry is corrupt; or trouble */
+	struct stat verified;		/* the entry directory the verdict is about */
+	char text[256];			/* the checksums file made */
+	char problem[PATH_MAX + 128];	/* why the entry is corrupt, or what failed */
+};
 
 struct child {
 	uv_process_t process;
@@ -105,6 +123,8 @@ struct build {
 	bool finished;			/* the callback is running or has run */
 	struct child child;
 	uv_fs_t copy_request;
+	struct entry_check check;
+	unsigned int lookups;		/* the entry changed while it was verified */
 	struct build_result result;
 	char error_text[PATH_MAX + 2048];
 };
@@ -385,6 +405,215 @@ static void on_commit_resolved(struct build *build)
 	end_build(build);
 }
 
+/* ---- checksums ---------------------------------------------------------- */
+
+/*
+ * An entry's artifacts are summed when it is written and checked on every
+ * hit, so that an image truncated or with bytes flipped on disk since is
+ * built again, never booted (a kernel that does not boot would be blamed on
+ * its commit). FNV-1a 64 finds such damage; it is no defence against
+ * someone who means to change an image unseen, who could write a matching
+ * checksums file as well.
+ */
+#define CHECKSUMS_FILE "checksums"
+#define CHECKSUM_CHUNK (64 * 1024)
+#define FNV_OFFSET_BASIS UINT64_C(0xcbf29ce484222325)
+#define FNV_PRIME UINT64_C(0x100000001b3)
+
+/* What an entry may hold that is booted: the image first, always there. */
+static const char *const artifact_names[] = { "image", "modules.tar.gz" };
+#define ARTIFACT_COUNT (sizeof(artifact_names) / sizeof(artifact_names[0]))
+
+static uint64_t fnv1a(uint64_t hash, const unsigned char *data, size_t count)
+{
+	while (count--)
+		hash = (hash ^ *data++) * FNV_PRIME;
+	return hash;
+}
+
+/* FNV-1a 64 of what is left to read of fd, and how many bytes that was,
+ * a chunk at a time: never the whole file in memory. */
+static int hash_fd(int fd, uint64_t *hash, uint64_t *size)
+{
+	unsigned char *chunk = malloc(CHECKSUM_CHUNK);
+	ssize_t count;
+	int rc = 0;
+
+	if (!chunk)
+		return -ENOMEM;
+	*hash = FNV_OFFSET_BASIS;
+	*size = 0;
+	while ((count = read(fd, chunk, CHECKSUM_CHUNK)) != 0) {
+		if (count < 0 && errno == EINTR)
+			continue;
+		if (count < 0) {
+			rc = -errno;
+			break;
+		}
+		*hash = fnv1a(*hash, chunk, (size_t)count);
+		*size += (uint64_t)count;
+	}
+	free(chunk);
+	return rc;
+}
+
+static int open_in(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (path_format(path, sizeof(path), "%s/%s", dir, name))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* One line of the checksums file for `name` in dir, appended to text; 0
+ * without a line when an optional artifact (modules) is not there. */
+static int sum_artifact(const char *dir, const char *name, bool optional, char *text, size_t len)
+{
+	uint64_t hash, size;
+	size_t used = strlen(text);
+	int fd = open_in(dir, name), rc;
+
+	if (fd == -ENOENT && optional)
+		return 0;
+	if (fd < 0)
+		return fd;
+	rc = hash_fd(fd, &hash, &size);
+	close(fd);
+	if (!rc && (size_t)snprintf(text + used, len - used, "%016" PRIx64 " %" PRIu64 " %s\n",
+				    hash, size, name) >= len - used)
+		rc = -ENOBUFS;
+	return rc;
+}
+
+/* Worker: the checksums file's text for the staging directory check->dir. */
+static void make_checksums(uv_work_t *work)
+{
+	struct entry_check *check = &((struct build *)work->data)->check;
+	size_t i;
+
+	check->text[0] = '\0';
+	check->status = 0;
+	for (i = 0; i < ARTIFACT_COUNT && !check->status; i++) {
+		check->status = sum_artifact(check->dir, artifact_names[i], i > 0, check->text,
+					     sizeof(check->text));
+		if (check->status)
+			snprintf(check->problem, sizeof(check->problem), "summing %s: %s",
+				 artifact_names[i], strerror(-check->status));
+	}
+}
+
+/* "<16 hex digits> <size> <name>", name one of artifact_names: anything
+ * else is a damaged checksums file (and no path out of the entry). */
+static bool parse_checksum_line(char *line, uint64_t *hash, uint64_t *size, const char **name)
+{
+	char *end;
+	size_t i;
+
+	if (strspn(line, "0123456789abcdef") != 16 || line[16] != ' ' ||
+	    !strchr("0123456789", line[17]))
+		return false;
+	*hash = strtoull(line, NULL, 16);
+	errno = 0;
+	*size = strtoull(line + 17, &end, 10);
+	if (errno || *end != ' ')
+		return false;
+	*name = end + 1;
+	for (i = 0; i < ARTIFACT_COUNT; i++) {
+		if (strcmp(*name, artifact_names[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* A listed file against its line, its size first (a truncated file is
+ * told without reading it): 0, -EBADMSG when it is missing or differs, or
+ * the errno that kept it from being read; problem says which. */
+static int check_artifact(struct entry_check *check, const char *name, uint64_t hash, uint64_t size)
+{
+	uint64_t found_hash, found_size;
+	struct stat status;
+	int fd = open_in(check->dir, name), rc = 0;
+
+	if (fd < 0) {
+		snprintf(check->problem, sizeof(check->problem), "%s: %s", name, strerror(-fd));
+		return fd == -ENOENT ? -EBADMSG : fd;
+	}
+	if (fstat(fd, &status) != 0) {
+		rc = -errno;
+	} else if ((uint64_t)status.st_size != size) {
+		rc = -EBADMSG;
+		snprintf(check->problem, sizeof(check->problem), "%s is %lld bytes, %" PRIu64
+			 " when it was built", name, (long long)status.st_size, size);
+	} else if ((rc = hash_fd(fd, &found_hash, &found_size)) == 0 &&
+		   (found_hash != hash || found_size != size)) {
+		rc = -EBADMSG;
+		snprintf(check->problem, sizeof(check->problem), "%s has FNV-1a hash %016" PRIx64
+			 ", %016" PRIx64 " when it was built", name, found_hash, hash);
+	}
+	if (rc && rc != -EBADMSG)
+		snprintf(check->problem, sizeof(check->problem), "reading %s: %s", name,
+			 strerror(-rc));
+	close(fd);
+	return rc;
+}
+
+/* Every line of the checksums text, which must list the image. */
+static int check_listed(struct entry_check *check, char *text)
+{
+	char *line, *next;
+	const char *name;
+	uint64_t hash, size;
+	bool image_listed = false;
+	int rc;
+
+	for (line = text; *line; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		if (!parse_checksum_line(line, &hash, &size, &name)) {
+			snprintf(check->problem, sizeof(check->problem), "its %s file is damaged",
+				 CHECKSUMS_FILE);
+			return -EBADMSG;
+		}
+		rc = check_artifact(check, name, hash, size);
+		if (rc)
+			return rc;
+		image_listed = image_listed || strcmp(name, artifact_names[0]) == 0;
+	}
+	if (image_listed)
+		return 0;
+	snprintf(check->problem, sizeof(check->problem), "its %s file lists no image",
+		 CHECKSUMS_FILE);
+	return -EBADMSG;
+}
+
+/* Worker: the entry check->dir against its checksums file. An entry gone
+ * meanwhile counts as corrupt: setting it aside then finds it gone. */
+static void verify_checksums(uv_work_t *work)
+{
+	struct entry_check *check = &((struct build *)work->data)->check;
+	char path[PATH_MAX], *text = NULL;
+	int rc = path_format(path, sizeof(path), "%s/%s", check->dir, CHECKSUMS_FILE);
+
+	check->problem[0] = '\0';
+	memset(&check->verified, 0, sizeof(check->verified));
+	if (!rc && lstat(check->dir, &check->verified) != 0)
+		rc = -errno;
+	if (!rc && !(text = files_read_text(path)))
+		rc = errno ? -errno : -EIO;
+	if (rc) {
+		snprintf(check->problem, sizeof(check->problem), "reading its %s file: %s",
+			 CHECKSUMS_FILE, strerror(-rc));
+		check->status = rc == -ENOENT ? -EBADMSG : rc;
+		return;
+	}
+	check->status = check_listed(check, text);
+	free(text);
+}
+
 /* ---- cache -------------------------------------------------------------- */
 
 /* The first line of a release file, without trailing white space. */
@@ -462,16 +691,24 @@ static void on_tree_resolved(struct build *build)
 static int make_work_dirs(struct build *build);
 static void start_check_out(struct build *build);
 
-static void look_up_cache(struct build *build)
+/* Not in the cache (or no longer): built in a worktree. */
+static void build_anew(struct build *build)
 {
-	int rc;
+	int rc = make_work_dirs(build);
 
-	if (path_format(build->entry, sizeof(build->entry), "%s/%s%s%s", build->cache_dir,
-			build->result.tree_id, build->is_kbuild ? "-" : "", build->recipe_id)) {
-		set_outcome(build, -ENAMETOOLONG, "the build cache path %s is too long", build->cache_dir);
+	if (rc) {
+		set_outcome(build, trouble_status(rc), "commit %s: cannot prepare a build under %s: %s",
+			    build->result.commit, build->cache_dir, strerror(-rc));
 		return end_build(build);
 	}
-	rc = read_entry(build);
+	start_check_out(build);
+}
+
+/* The entry at build->entry, verified if it could be: a hit, or a miss. */
+static void use_entry(struct build *build)
+{
+	int rc = read_entry(build);
+
 	if (rc == 1) {
 		build->result.cached = true;
 		return end_build(build);
@@ -483,13 +720,106 @@ static void look_up_cache(struct build *build)
 			    strerror(-rc));
 		return end_build(build);
 	}
-	rc = make_work_dirs(build);
+	build_anew(build);
+}
+
+/* An entry that has checksums (a failed build's has no artifact, and one
+ * written before checksums were kept has none: trusted as it is). */
+static bool entry_has_checksums(const struct build *build)
+{
+	char checksums[PATH_MAX], failed[PATH_MAX];
+
+	if (path_format(checksums, sizeof(checksums), "%s/%s", build->entry, CHECKSUMS_FILE) ||
+	    path_format(failed, sizeof(failed), "%s/failed", build->entry))
+		return false;
+	return access(checksums, F_OK) == 0 && access(failed, F_OK) != 0;
+}
+
+static void on_entry_verified(uv_work_t *work, int status);
+
+static void start_verify(struct build *build)
+{
+	int rc;
+
+	memcpy(build->check.dir, build->entry, sizeof(build->check.dir));
+	build->check.work.data = build;
+	rc = uv_queue_work(build->loop, &build->check.work, verify_checksums, on_entry_verified);
 	if (rc) {
-		set_outcome(build, trouble_status(rc), "commit %s: cannot prepare a build under %s: %s",
-			    build->result.commit, build->cache_dir, strerror(-rc));
+		set_outcome(build, trouble_status(rc), "commit %s: cannot verify the cache entry %s: %s",
+			    build->result.commit, build->entry, uv_strerror(rc));
+		end_build(build);
+	}
+}
+
+static void look_up_cache(struct build *build)
+{
+	if (path_format(build->entry, sizeof(build->entry), "%s/%s%s%s", build->cache_dir,
+			build->result.tree_id, build->is_kbuild ? "-" : "", build->recipe_id)) {
+		set_outcome(build, -ENAMETOOLONG, "the build cache path %s is too long", build->cache_dir);
 		return end_build(build);
 	}
-	start_check_out(build);
+	if (entry_has_checksums(build))
+		return start_verify(build);
+	use_entry(build);
+}
+
+/*
+ * Renames the corrupt entry to <cache>/corrupt/<entry name>-<time>-<pid>
+ * (kept for whoever wants to see what the disk did to it): at once, so no
+ * other build takes it meanwhile. -ESTALE when the entry there is no longer
+ * the one verified (another build set it aside, and maybe wrote it anew).
+ */
+static int set_entry_aside(struct build *build)
+{
+	char *aside = build->result.corrupt_entry, dir[PATH_MAX];
+	struct stat now;
+	int rc;
+
+	if (lstat(build->entry, &now) != 0)
+		return errno == ENOENT ? -ESTALE : -errno;
+	if (now.st_dev != build->check.verified.st_dev || now.st_ino != build->check.verified.st_ino)
+		return -ESTALE;
+	rc = path_format(dir, sizeof(dir), "%s/corrupt", build->cache_dir);
+	if (!rc)
+		rc = path_make_dirs(dir);
+	if (!rc && path_format(aside, PATH_MAX, "%s/%s-%lld-%ld", dir, strrchr(build->entry, '/') + 1,
+			       (long long)time(NULL), (long)getpid()))
+		rc = -ENAMETOOLONG;
+	if (!rc && rename(build->entry, aside) != 0)
+		rc = errno == ENOENT ? -ESTALE : -errno;
+	if (rc)
+		aside[0] = '\0';
+	return rc;
+}
+
+static void on_entry_verified(uv_work_t *work, int status)
+{
+	struct build *build = work->data;
+	int rc = status ? status : build->check.status;
+
+	if (build->cancelled)
+		return end_build(build);
+	if (rc == 0)
+		return use_entry(build);
+	if (rc != -EBADMSG) {
+		set_outcome(build, trouble_status(rc), "commit %s: cannot verify the cache entry %s "
+			    "(%s): check the disk and ask again", build->result.commit, build->entry,
+			    build->check.problem[0] ? build->check.problem : uv_strerror(rc));
+		return end_build(build);
+	}
+	rc = set_entry_aside(build);
+	/* not ours to move: look again, a few times (a file system whose
+	 * inode numbers are not stable must not keep a build looking) */
+	if (rc == -ESTALE && ++build->lookups < 4)
+		return look_up_cache(build);
+	if (rc) {
+		set_outcome(build, trouble_status(rc), "commit %s: the cache entry %s is corrupt (%s) "
+			    "and cannot be moved to %s/corrupt: %s; remove it and ask again",
+			    build->result.commit, build->entry, build->check.problem,
+			    build->cache_dir, strerror(-rc));
+		return end_build(build);
+	}
+	build_anew(build);
 }
 
 /* ---- check out and build ----------------------------------------------- */
@@ -516,11 +846,7 @@ static int make_unique_dir(struct build *build, const char *parent, const char *
 /* FNV-1a: a short, stable name for a repository's slots. */
 static uint64_t name_hash(const char *text)
 {
-	uint64_t hash = UINT64_C(0xcbf29ce484222325);
-
-	for (; *text; text++)
-		hash = (hash ^ (unsigned char)*text) * UINT64_C(0x100000001b3);
-	return hash;
+	return fnv1a(FNV_OFFSET_BASIS, (const unsigned char *)text, strlen(text));
 }
 
 /*
@@ -644,6 +970,10 @@ static void write_log_header(struct build *build)
 	for (word = build->build_argv; *word; word++)
 		dprintf(build->log_fd, " %s", *word);
 	dprintf(build->log_fd, "\n");
+	/* the log says why a commit in the cache was built again */
+	if (build->result.corrupt_entry[0])
+		dprintf(build->log_fd, "# rackbisect: the cache entry was corrupt (%s), moved to %s\n",
+			build->check.problem, build->result.corrupt_entry);
 }
 
 /*
@@ -1003,6 +1333,8 @@ static void on_kbuild_step_exited(struct build *build)
 }
 
 static void write_entry_files(struct build *build);
+static void start_summing(struct build *build);
+static void on_checksums_made(uv_work_t *work, int status);
 
 static void on_image_copied(uv_fs_t *request)
 {
@@ -1038,6 +1370,46 @@ static void write_entry_files(struct build *build)
 	if (rc) {
 		set_outcome(build, trouble_status(rc), "commit %s: writing %s: %s",
 			    build->result.commit, path, strerror(-rc));
+		return end_build(build);
+	}
+	start_summing(build);
+}
+
+/* The artifacts' checksums go into the entry before it is renamed into
+ * place: an entry never appears without them. */
+static void start_summing(struct build *build)
+{
+	int rc;
+
+	memcpy(build->check.dir, build->staging, sizeof(build->check.dir));
+	build->check.work.data = build;
+	rc = uv_queue_work(build->loop, &build->check.work, make_checksums, on_checksums_made);
+	if (rc) {
+		set_outcome(build, trouble_status(rc), "commit %s: cannot sum its image: %s",
+			    build->result.commit, uv_strerror(rc));
+		end_build(build);
+	}
+}
+
+static void on_checksums_made(uv_work_t *work, int status)
+{
+	struct build *build = work->data;
+	char path[PATH_MAX];
+	int rc = status ? status : build->check.status;
+
+	if (build->cancelled)
+		return end_build(build);
+	if (rc) {
+		set_outcome(build, trouble_status(rc), "commit %s: %s in %s", build->result.commit,
+			    status ? uv_strerror(status) : build->check.problem, build->staging);
+		return end_build(build);
+	}
+	rc = path_format(path, sizeof(path), "%s/%s", build->staging, CHECKSUMS_FILE);
+	if (!rc)
+		rc = files_write_atomic(path, build->check.text);
+	if (rc) {
+		set_outcome(build, trouble_status(rc), "commit %s: writing %s/%s: %s",
+			    build->result.commit, build->staging, CHECKSUMS_FILE, strerror(-rc));
 		return end_build(build);
 	}
 	commit_entry(build);

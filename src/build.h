@@ -10,10 +10,23 @@
  *   <cache>/<tree id>/release     its `uname -r` string, one line
  *   <cache>/<tree id>/commit      the commit that was built
  *   <cache>/<tree id>/build.log   the build's standard output and error
- *   <cache>/<tree id>/failed      present when it did not build: why
+ *   <cache>/<tree id>/checksums   "<FNV-1a 64, 16 hex digits> <size> <name>"
+ *                                 a line for image (and modules.tar.gz)
+ *   <cache>/<tree id>/failed      present when it did not build: why (and
+ *                                 then no image, and no checksums)
  *
  * A commit that does not build is remembered too: asking again reports the
  * failure with its log and builds nothing. Remove <cache>/<tree id> to retry.
+ *
+ * Every cache hit checks the files its checksums file lists (size, then
+ * hash), so that an artifact truncated or changed on disk since it was
+ * built is never booted, and its commit never blamed for it: an entry that
+ * fails (a listed file missing or different, the checksums file damaged)
+ * is renamed to <cache>/corrupt/<entry name>-<unix time>-<pid>, kept there
+ * to look at (nothing removes it), and the commit is built again as if it
+ * had no entry (result->corrupt_entry says where it went). FNV-1a finds
+ * damage, not tampering. An entry without a checksums file (written before
+ * they were kept) is trusted as it is.
  *
  * The commit is checked out in a worktree of the tree's own (the tree's own
  * checkout and index are never touched) and built there with build_argv; the
@@ -58,12 +71,14 @@
  *
  *   <cache>/<tree id>-<recipe id>/modules.tar.gz   lib/modules/<release>, when
  *                                                   the recipe installs modules
+ *                                                   (in checksums too)
  *
  * A fragment line that olddefconfig dropped makes the commit one that does
  * not build, said so in its log and error text.
  *
  * Several builds may run at once on one loop, of the same commit or not.
- * There is no global state; a build is used from its loop's thread only.
+ * There is no global state; a build is used from its loop's thread only
+ * (artifacts are hashed on the loop's thread pool, as the image is copied).
  */
 #ifndef RB_BUILD_H
 #define RB_BUILD_H
@@ -111,6 +126,10 @@ struct build_result {
 	char modules[PATH_MAX];		/* <entry>/modules.tar.gz, its top directory the release;
 					 * "" when the build installs no modules */
 	char log[PATH_MAX];		/* the build's log, kept for failures too; "" if none ran */
+	char corrupt_entry[PATH_MAX];	/* where the commit's entry was moved, found corrupt
+					 * (<cache>/corrupt/...) and so built again, whatever
+					 * status that build ended with; "" normally. Set by
+					 * the one build that moved it, when several met it */
 	const char *error_text;		/* what went wrong, naming the commit and the step,
 					 * and what to do; NULL when status is 0 */
 };

@@ -258,6 +258,12 @@ void lab_session_build_request(const struct lab_session *session, const char *tr
 void lab_session_record_build(struct lab_session *session, const struct build_result *build,
 			      int64_t *build_id)
 {
+	/* the cache's copy was damaged on disk: built again rather than
+	 * booted, and said, since the disk under the cache may be failing */
+	if (build->corrupt_entry[0])
+		log_event(&session->log, LOG_NOTICE, NULL, 0, "cache-corrupt",
+			  "%s: its cached build did not match its checksums; moved to %s and built "
+			  "again", build->commit, build->corrupt_entry);
 	if (store_build_record(session->store, &(struct store_build){
 		    .commit = build->commit, .tree = build->tree_id,
 		    .status = build->status == 0 ? BUILD_BUILT : BUILD_FAILED,

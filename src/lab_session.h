@@ -85,7 +85,9 @@ void lab_session_build_request(const struct lab_session *session, const char *tr
 			       const char *ref, struct build_request *request);
 
 /* Stores a finished build (built or failed) and sets *build_id; a store
- * error is logged, not fatal: the runs still run, with build id 0. */
+ * error is logged, not fatal: the runs still run, with build id 0. A
+ * cache entry found corrupt on the way (build_result.corrupt_entry) is
+ * logged as event cache-corrupt. */
 void lab_session_record_build(struct lab_session *session, const struct build_result *build,
 			      int64_t *build_id);
 

@@ -9,6 +9,8 @@
 #include <cmocka.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
@@ -300,6 +302,15 @@ static void assert_file_line(const char *path, const char *expected)
 
 	assert_int_equal(files_read_line(path, line, sizeof(line)), 0);
 	assert_string_equal(line, expected);
+}
+
+static bool text_contains(const char *path, const char *needle)
+{
+	char *text = files_read_text(path);
+	bool found = text && strstr(text, needle);
+
+	free(text);
+	return found;
 }
 
 /* The worktrees git lists for the repository, the tree's own included. */
@@ -703,6 +714,148 @@ static void test_same_tree_twice_at_once_keeps_one_entry(void **state)
 	assert_tree_untouched(fixture, fixture->first_head);
 }
 
+/* ---- a corrupted cache entry ---------------------------------------------- */
+
+/* The entry's directory and a file in it, from a result's image path. */
+static void entry_file(const struct outcome *outcome, const char *name, char *path, size_t len)
+{
+	snprintf(path, len, "%s", outcome->result.image);
+	assert_non_null(strrchr(path, '/'));
+	snprintf(strrchr(path, '/') + 1, len - (size_t)(strrchr(path, '/') + 1 - path), "%s", name);
+}
+
+/* Damage on disk: one bit of one byte flipped, in place. */
+static void flip_byte(const char *path, off_t offset)
+{
+	unsigned char byte;
+	int fd = open(path, O_RDWR);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &byte, 1, offset), 1);
+	byte ^= 0x01;
+	assert_int_equal(pwrite(fd, &byte, 1, offset), 1);
+	close(fd);
+}
+
+/* FNV-1a 64, written apart from build.c's, for what its checksums say. */
+static uint64_t test_fnv1a(const char *text)
+{
+	uint64_t hash = UINT64_C(0xcbf29ce484222325);
+
+	for (; *text; text++)
+		hash = (hash ^ (unsigned char)*text) * UINT64_C(0x100000001b3);
+	return hash;
+}
+
+/* The request after the damage built the commit again: the entry was
+ * moved under <cache>/corrupt/ (still there), the new image is the fresh
+ * build's, and asking once more is a plain cache hit. */
+static void assert_built_again(struct fixture *fixture, const struct outcome *first,
+			       const struct outcome *again, const char *fresh_image)
+{
+	struct outcome third = { 0 };
+	char prefix[PATH_MAX], moved_image[PATH_MAX + 8], *image;
+	struct stat status;
+
+	assert_int_equal(again->result.status, 0);
+	assert_false(again->result.cached);
+	snprintf(prefix, sizeof(prefix), "%s/corrupt/%s-", fixture->cache, first->result.tree_id);
+	assert_memory_equal(again->result.corrupt_entry, prefix, strlen(prefix));
+	assert_int_equal(stat(again->result.corrupt_entry, &status), 0);
+	assert_true(S_ISDIR(status.st_mode));
+	snprintf(moved_image, sizeof(moved_image), "%s/image", again->result.corrupt_entry);
+	assert_int_equal(access(moved_image, F_OK), 0);
+	assert_string_equal(again->result.image, first->result.image);
+	image = files_read_text(again->result.image);
+	assert_non_null(image);
+	assert_string_equal(image, fresh_image);
+	free(image);
+	assert_true(text_contains(again->result.log, "the cache entry was corrupt"));
+	assert_int_equal(count_lines(fixture->counter), 2);
+	build_and_wait(fixture, "HEAD", &third);
+	assert_true(third.result.cached);
+	assert_string_equal(third.result.corrupt_entry, "");
+	assert_int_equal(count_lines(fixture->counter), 2);
+	assert_tree_untouched(fixture, fixture->first_head);
+}
+
+static void test_a_flipped_byte_in_a_cached_image_builds_again(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome first = { 0 }, again = { 0 };
+	char *fresh;
+
+	build_and_wait(fixture, "HEAD", &first);
+	assert_int_equal(first.result.status, 0);
+	fresh = files_read_text(first.result.image);
+	assert_non_null(fresh);
+	flip_byte(first.result.image, 2);
+	build_and_wait(fixture, "HEAD", &again);
+	assert_built_again(fixture, &first, &again, fresh);
+	free(fresh);
+}
+
+static void test_a_truncated_cached_image_builds_again(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome first = { 0 }, again = { 0 };
+	char *fresh;
+
+	build_and_wait(fixture, "HEAD", &first);
+	assert_int_equal(first.result.status, 0);
+	fresh = files_read_text(first.result.image);
+	assert_non_null(fresh);
+	assert_int_equal(truncate(first.result.image, 3), 0);
+	build_and_wait(fixture, "HEAD", &again);
+	assert_built_again(fixture, &first, &again, fresh);
+	free(fresh);
+}
+
+/* An entry written before checksums were kept is trusted as it is. */
+static void test_an_entry_without_checksums_is_still_a_hit(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome first = { 0 }, again = { 0 };
+	char checksums[PATH_MAX];
+
+	build_and_wait(fixture, "HEAD", &first);
+	assert_int_equal(first.result.status, 0);
+	entry_file(&first, "checksums", checksums, sizeof(checksums));
+	assert_int_equal(unlink(checksums), 0);
+	build_and_wait(fixture, "HEAD", &again);
+	assert_int_equal(again.result.status, 0);
+	assert_true(again.result.cached);
+	assert_string_equal(again.result.corrupt_entry, "");
+	assert_file_line(again.result.image, "image-1");
+	assert_int_equal(count_lines(fixture->counter), 1);
+}
+
+/* The checksums file says the image's hash and size; an entry as it was
+ * written passes, and nothing is set aside. */
+static void test_an_unchanged_entry_is_a_hit(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome first = { 0 }, again = { 0 };
+	char checksums[PATH_MAX], expected[128], corrupt[PATH_MAX], *text;
+
+	build_and_wait(fixture, "HEAD", &first);
+	assert_int_equal(first.result.status, 0);
+	entry_file(&first, "checksums", checksums, sizeof(checksums));
+	text = files_read_text(checksums);
+	assert_non_null(text);
+	snprintf(expected, sizeof(expected), "%016" PRIx64 " 8 image\n", test_fnv1a("image-1\n"));
+	assert_string_equal(text, expected);
+	free(text);
+	build_and_wait(fixture, "HEAD", &again);
+	assert_int_equal(again.result.status, 0);
+	assert_true(again.result.cached);
+	assert_string_equal(again.result.corrupt_entry, "");
+	assert_string_equal(again.result.image, first.result.image);
+	assert_int_equal(count_lines(fixture->counter), 1);
+	snprintf(corrupt, sizeof(corrupt), "%s/corrupt", fixture->cache);
+	assert_int_equal(access(corrupt, F_OK), -1);
+}
+
 static void test_missing_build_command_is_not_remembered(void **state)
 {
 	struct fixture *fixture = *state;
@@ -931,15 +1084,6 @@ static void kbuild_and_wait(struct fixture *fixture, const char *ref, char *cons
 	run_until_done(fixture, outcome, 1);
 }
 
-static bool text_contains(const char *path, const char *needle)
-{
-	char *text = files_read_text(path);
-	bool found = text && strstr(text, needle);
-
-	free(text);
-	return found;
-}
-
 static const char ath9k_fragment[] =
 	"# what the job needs\n"
 	"CONFIG_DEBUG_FS=y\nCONFIG_WLAN=y\nCONFIG_WLAN_VENDOR_ATH=y\nCONFIG_CFG80211=m\n"
@@ -1118,6 +1262,29 @@ static void test_kbuild_slot_keeps_its_build_directory(void **state)
 	assert_non_null(strstr(worktree_first, "/work/slot-"));
 }
 
+/* modules.tar.gz is summed beside the image: damaged, the entry is built
+ * again, and its modules are whole once more. */
+static void test_kbuild_corrupt_modules_build_again(void **state)
+{
+	struct fixture *fixture = *state;
+	struct kbuild_recipe recipe = { .config_target = "x86_64_defconfig", .modules = true };
+	struct outcome first, again;
+	char checksums[PATH_MAX], *list[] = { "tar", "-tzf", again.result.modules, NULL };
+
+	commit_kbuild_tree(fixture);
+	kbuild_and_wait(fixture, "HEAD", NULL, &recipe, &first);
+	assert_int_equal(first.result.status, 0);
+	entry_file(&first, "checksums", checksums, sizeof(checksums));
+	assert_true(text_contains(checksums, " modules.tar.gz\n"));
+	flip_byte(first.result.modules, 100);
+	kbuild_and_wait(fixture, "HEAD", NULL, &recipe, &again);
+	assert_int_equal(again.result.status, 0);
+	assert_false(again.result.cached);
+	assert_non_null(strstr(again.result.corrupt_entry, "/corrupt/"));
+	assert_string_equal(again.result.modules, first.result.modules);
+	assert_int_equal(subprocess_run(list, NULL, NULL), 0);
+}
+
 static void test_kbuild_refuses_bad_recipes(void **state)
 {
 	struct fixture *fixture = *state;
@@ -1164,6 +1331,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_a_broken_slot_is_made_anew, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_tree_twice_at_once_keeps_one_entry, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_a_flipped_byte_in_a_cached_image_builds_again,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_truncated_cached_image_builds_again, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_an_entry_without_checksums_is_still_a_hit, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_an_unchanged_entry_is_a_hit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_build_command_is_not_remembered, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_build_killed_by_a_signal_is_not_remembered, setup,
@@ -1180,6 +1354,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_kbuild_uses_ccache_when_in_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kbuild_slot_keeps_its_build_directory, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_kbuild_corrupt_modules_build_again, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_kbuild_refuses_bad_recipes, setup, teardown),
 	};
