@@ -1351,8 +1351,8 @@ static void on_image_copied(uv_fs_t *request)
 		return record_failure(build, reason);
 	}
 	if (rc < 0) {
-		set_outcome(build, trouble_status(rc), "commit %s: copying %s into the cache: %s",
-			    build->result.commit, build->artifact, uv_strerror(rc));
+		set_outcome(build, trouble_status(rc), "commit %s: copying %s into the cache at %s: %s",
+			    build->result.commit, build->artifact, build->staging, strerror(-rc));
 		return end_build(build);
 	}
 	write_entry_files(build);
