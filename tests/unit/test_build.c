@@ -779,9 +779,9 @@ static void assert_built_again(struct fixture *fixture, const struct outcome *fi
 	assert_tree_untouched(fixture, fixture->first_head);
 }
 
-static void test_a_flipped_byte_in_a_cached_image_builds_again(void **state)
+/* Builds, damages the cached image with `damage`, asks again: built anew. */
+static void damaged_image_builds_again(struct fixture *fixture, void (*damage)(const char *image))
 {
-	struct fixture *fixture = *state;
 	struct outcome first = { 0 }, again = { 0 };
 	char *fresh;
 
@@ -789,26 +789,30 @@ static void test_a_flipped_byte_in_a_cached_image_builds_again(void **state)
 	assert_int_equal(first.result.status, 0);
 	fresh = files_read_text(first.result.image);
 	assert_non_null(fresh);
-	flip_byte(first.result.image, 2);
+	damage(first.result.image);
 	build_and_wait(fixture, "HEAD", &again);
 	assert_built_again(fixture, &first, &again, fresh);
 	free(fresh);
 }
 
+static void flip_third_byte(const char *image)
+{
+	flip_byte(image, 2);
+}
+
+static void cut_after_three_bytes(const char *image)
+{
+	assert_int_equal(truncate(image, 3), 0);
+}
+
+static void test_a_flipped_byte_in_a_cached_image_builds_again(void **state)
+{
+	damaged_image_builds_again(*state, flip_third_byte);
+}
+
 static void test_a_truncated_cached_image_builds_again(void **state)
 {
-	struct fixture *fixture = *state;
-	struct outcome first = { 0 }, again = { 0 };
-	char *fresh;
-
-	build_and_wait(fixture, "HEAD", &first);
-	assert_int_equal(first.result.status, 0);
-	fresh = files_read_text(first.result.image);
-	assert_non_null(fresh);
-	assert_int_equal(truncate(first.result.image, 3), 0);
-	build_and_wait(fixture, "HEAD", &again);
-	assert_built_again(fixture, &first, &again, fresh);
-	free(fresh);
+	damaged_image_builds_again(*state, cut_after_three_bytes);
 }
 
 /* An entry written before checksums were kept is trusted as it is. */

@@ -33,16 +33,23 @@ static void board_with(struct board_fixture *fixture, const char *const *pairs, 
 	fixture->board.fault_count = count;
 }
 
+/* The plan of a board with these pairs; they must load. */
+static void load_plan(const char *const *pairs, size_t count, struct fault_plan *plan)
+{
+	struct board_fixture fixture;
+	char error[256];
+
+	board_with(&fixture, pairs, count);
+	assert_int_equal(fault_plan_load(plan, &fixture.board, error, sizeof(error)), 0);
+}
+
 static void test_a_fault_strikes_at_its_event_once(void **state)
 {
 	static const char *const pairs[] = { "hang-workload", "3", "ssh-drop-upload", "2" };
-	struct board_fixture fixture;
 	struct fault_plan plan;
-	char error[256];
 
 	(void)state;
-	board_with(&fixture, pairs, 2);
-	assert_int_equal(fault_plan_load(&plan, &fixture.board, error, sizeof(error)), 0);
+	load_plan(pairs, 2, &plan);
 	assert_int_equal(fault_plan_event(&plan, FAULT_EVENT_WORKLOAD_TOOL), FAULT_KIND_COUNT);
 	assert_int_equal(fault_plan_event(&plan, FAULT_EVENT_WORKLOAD_TOOL), FAULT_KIND_COUNT);
 	/* other events do not count towards it */
@@ -60,13 +67,10 @@ static void test_a_fault_strikes_at_its_event_once(void **state)
 static void test_power_faults_count_power_commands(void **state)
 {
 	static const char *const pairs[] = { "power-error", "1", "power-timeout", "2" };
-	struct board_fixture fixture;
 	struct fault_plan plan;
-	char error[256];
 
 	(void)state;
-	board_with(&fixture, pairs, 2);
-	assert_int_equal(fault_plan_load(&plan, &fixture.board, error, sizeof(error)), 0);
+	load_plan(pairs, 2, &plan);
 	assert_int_equal(fault_plan_event(&plan, FAULT_EVENT_POWER), FAULT_POWER_ERROR);
 	assert_int_equal(fault_plan_event(&plan, FAULT_EVENT_POWER), FAULT_POWER_TIMEOUT);
 	assert_int_equal(fault_plan_event(&plan, FAULT_EVENT_POWER), FAULT_KIND_COUNT);
@@ -75,18 +79,14 @@ static void test_power_faults_count_power_commands(void **state)
 static void test_slow_boot_is_a_delay_not_an_event(void **state)
 {
 	static const char *const pairs[] = { "slow-boot", "1500" };
-	struct board_fixture fixture;
 	struct fault_plan plan;
-	char error[256];
 
 	(void)state;
-	board_with(&fixture, pairs, 1);
-	assert_int_equal(fault_plan_load(&plan, &fixture.board, error, sizeof(error)), 0);
+	load_plan(pairs, 1, &plan);
 	assert_int_equal(fault_plan_boot_delay_ms(&plan), 1500);
 	for (int event = 0; event < FAULT_EVENT_COUNT; event++)
 		assert_int_equal(fault_plan_event(&plan, (enum fault_event)event), FAULT_KIND_COUNT);
-	board_with(&fixture, pairs, 0);
-	assert_int_equal(fault_plan_load(&plan, &fixture.board, error, sizeof(error)), 0);
+	load_plan(pairs, 0, &plan);
 	assert_int_equal(fault_plan_boot_delay_ms(&plan), 0);
 }
 
