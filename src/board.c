@@ -13,7 +13,10 @@
 #define CAPTURE_MAX_LINES 20000
 #define CAPTURE_MAX_BYTES (8u << 20)
 #define CONSOLE_RETRY_MS 1000
-#define CONNECT_TIMEOUT_MS 10000
+/* TCP, key exchange and authentication of one connection, from when its
+ * handshake starts (BOARD_SET_HANDSHAKES_AT_ONCE): a board's sshd on a
+ * loaded host took more than 10 s to authenticate. */
+#define CONNECT_TIMEOUT_MS 30000
 
 /* ---- console capture -------------------------------------------------------- */
 
@@ -296,8 +299,12 @@ int board_set_open(const struct board_set_options *options, struct board_set *se
 		return rc;
 	}
 	set->boards = calloc(options->lab->board_count, sizeof(*set->boards));
-	if (!set->boards)
+	set->connect_limit = calloc(1, sizeof(*set->connect_limit));
+	if (!set->boards || !set->connect_limit) {
+		board_set_close(set);
 		return -ENOMEM;
+	}
+	set->connect_limit->max = BOARD_SET_HANDSHAKES_AT_ONCE;
 	set->count = options->lab->board_count;
 	for (i = 0; i < set->count; i++) {
 		set->boards[i].config = &options->lab->boards[i];
@@ -306,6 +313,7 @@ int board_set_open(const struct board_set_options *options, struct board_set *se
 			board_set_close(set);
 			return rc;
 		}
+		set->boards[i].transport_config.connect_limit = set->connect_limit;
 	}
 	return 0;
 }
@@ -327,6 +335,7 @@ void board_set_close(struct board_set *set)
 	}
 	lava_client_close(set->lava_client);
 	free(set->boards);
+	free(set->connect_limit);
 	memset(set, 0, sizeof(*set));
 }
 

@@ -66,9 +66,15 @@ struct board {
 	char clean_image[PATH_MAX];
 };
 
+/* SSH handshakes a board set makes at once (transport_connect_limit): a
+ * key exchange costs the loop milliseconds, and 104 boards reached at the
+ * same moment on a busy machine timed out all together. */
+#define BOARD_SET_HANDSHAKES_AT_ONCE 16
+
 struct board_set {
 	struct board *boards;
 	size_t count;
+	struct transport_connect_limit *connect_limit;	/* shared by the boards' transports */
 	struct lava_client *lava_client;	/* a LAVA lab's; NULL otherwise */
 };
 

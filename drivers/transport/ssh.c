@@ -97,6 +97,13 @@ struct ssh_transport {
 	uint64_t connect_timeout_ms;
 	uint64_t keepalive_interval_ms;
 	size_t output_limit;
+	struct transport_connect_limit *connect_limit;
+	struct transport_connect_wait {
+		struct transport_connect_wait *next;
+		struct ssh_transport *transport;
+	} wait;
+	bool waiting;			/* queued on connect_limit */
+	bool holds_slot;		/* counted in connect_limit->in_flight */
 
 	ssh_session session;
 	ssh_key identity;
@@ -698,10 +705,49 @@ static void stop_connect_timer(struct ssh_transport *transport)
 	uv_timer_stop(&transport->connect_timer);
 }
 
+static void start_handshake(struct ssh_transport *transport);
+
+static void leave_queue(struct ssh_transport *transport)
+{
+	struct transport_connect_limit *limit = transport->connect_limit;
+	struct transport_connect_wait **at = &limit->first;
+
+	while (*at && *at != &transport->wait)
+		at = &(*at)->next;
+	if (*at)
+		*at = transport->wait.next;
+	limit->last = NULL;
+	for (struct transport_connect_wait *w = limit->first; w; w = w->next)
+		limit->last = w;
+	transport->waiting = false;
+}
+
+/* This handshake is over (or never began): its slot goes to the next in line. */
+static void release_connect_slot(struct ssh_transport *transport)
+{
+	struct transport_connect_limit *limit = transport->connect_limit;
+	struct transport_connect_wait *next;
+
+	if (transport->waiting)
+		leave_queue(transport);
+	if (!transport->holds_slot)
+		return;
+	transport->holds_slot = false;
+	limit->in_flight--;
+	if ((next = limit->first) != NULL) {
+		limit->first = next->next;
+		if (!limit->first)
+			limit->last = NULL;
+		next->transport->waiting = false;
+		start_handshake(next->transport);
+	}
+}
+
 static void finish_connect(struct ssh_transport *transport, int status)
 {
 	transport_connect_cb callback = transport->connect_callback;
 
+	release_connect_slot(transport);
 	stop_connect_timer(transport);
 	transport->connect_callback = NULL;
 	transport->state = status == 0 ? SESSION_READY : SESSION_FAILED;
@@ -959,6 +1005,8 @@ static int ssh_transport_create(uv_loop_t *loop, const struct transport_config *
 	transport->known_hosts_file = copy_string(config->known_hosts_file, &failed);
 	transport->port = config->port ? config->port : 22;
 	transport->connect_timeout_ms = config->connect_timeout_ms;
+	transport->connect_limit = config->connect_limit;
+	transport->wait.transport = transport;
 	transport->keepalive_interval_ms = config->keepalive_interval_ms;
 	transport->output_limit = config->output_limit ? config->output_limit
 						       : TRANSPORT_OUTPUT_LIMIT_DEFAULT;
@@ -983,6 +1031,7 @@ static int ssh_transport_create(uv_loop_t *loop, const struct transport_config *
 static int ssh_transport_connect(struct transport *base, transport_connect_cb callback, void *data)
 {
 	struct ssh_transport *transport = ssh_transport_of(base);
+	struct transport_connect_limit *limit = transport->connect_limit;
 	int rc;
 
 	if (transport->state != SESSION_IDLE)
@@ -993,6 +1042,26 @@ static int ssh_transport_connect(struct transport *base, transport_connect_cb ca
 	transport->connect_callback = callback;
 	transport->connect_data = data;
 	transport->state = SESSION_CONNECTING;
+	if (limit && limit->max && limit->in_flight >= limit->max) {
+		transport->wait.next = NULL;
+		if (limit->last)
+			limit->last->next = &transport->wait;
+		else
+			limit->first = &transport->wait;
+		limit->last = &transport->wait;
+		transport->waiting = true;
+		return 0;
+	}
+	start_handshake(transport);
+	return 0;
+}
+
+static void start_handshake(struct ssh_transport *transport)
+{
+	if (transport->connect_limit) {
+		transport->connect_limit->in_flight++;
+		transport->holds_slot = true;
+	}
 	if (transport->connect_timeout_ms > 0)
 		uv_timer_start(&transport->connect_timer, on_connect_timeout,
 			       transport->connect_timeout_ms, 0);
@@ -1000,7 +1069,6 @@ static int ssh_transport_connect(struct transport *base, transport_connect_cb ca
 		uv_timer_start(&transport->keepalive_timer, on_keepalive,
 			       transport->keepalive_interval_ms, transport->keepalive_interval_ms);
 	kick(transport);
-	return 0;
 }
 
 static struct ssh_request *new_request(struct ssh_transport *transport, enum request_kind kind,

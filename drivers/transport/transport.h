@@ -27,6 +27,21 @@ struct transport;
  * memory. What comes past the limit is read and dropped, and counted. */
 #define TRANSPORT_OUTPUT_LIMIT_DEFAULT ((size_t)16 << 20)
 
+/*
+ * SSH handshakes (TCP, key exchange, authentication) that may be under way
+ * at once among the transports sharing it. A coordinator that reaches a
+ * hundred boards at the same moment does every key exchange on its one
+ * loop: all at once, none finishes within the connect timeout on a busy
+ * machine. Past `max`, a connect waits its turn; its timeout starts when
+ * its handshake does. Owned by whoever owns the loop (the board set).
+ */
+struct transport_connect_wait;
+struct transport_connect_limit {
+	unsigned int max;		/* 0: no limit */
+	unsigned int in_flight;
+	struct transport_connect_wait *first, *last;	/* waiting, in order */
+};
+
 struct transport_config {
 	const char *board_name;		/* names the board in error text */
 	const char *host;		/* numeric address or resolvable name */
@@ -37,6 +52,7 @@ struct transport_config {
 	uint64_t connect_timeout_ms;	/* TCP + banner + key exchange + auth */
 	uint64_t keepalive_interval_ms;	/* 0: no keepalives */
 	size_t output_limit;		/* bytes kept per stream of an exec; 0: the default */
+	struct transport_connect_limit *connect_limit;	/* NULL: none; must outlive the transport */
 };
 
 struct transport_exec_result {

@@ -698,6 +698,58 @@ static void test_command_timeout_leaves_the_loop_running(void **state)
 	close_board(fixture, transport);
 }
 
+/* Three connects sharing a limit of one handshake at once: each waits its
+ * turn, all three get through, and the limit is left empty. */
+struct limited_connect {
+	struct outcome outcome;
+	struct transport_connect_limit *limit;
+	unsigned int most_in_flight;
+};
+
+static void on_limited_connect(struct transport *transport, int status, const char *error_text,
+			       void *data)
+{
+	struct limited_connect *connect = data;
+
+	if (connect->limit->in_flight > connect->most_in_flight)
+		connect->most_in_flight = connect->limit->in_flight;
+	on_connected(transport, status, error_text, &connect->outcome);
+}
+
+static void test_handshakes_past_the_limit_wait_their_turn(void **state)
+{
+	struct fixture *fixture = *state;
+	struct transport_connect_limit limit = {.max = 1};
+	struct transport_config config = {
+		.board_name = "r1", .host = LISTEN_ADDRESS, .port = SSHD_PORT, .user = "root",
+		.identity_file = fixture->path_client_key, .known_hosts_file = fixture->path_known_hosts,
+		.connect_timeout_ms = 30000, .connect_limit = &limit,
+	};
+	struct limited_connect connects[3];
+	struct transport *transports[3];
+	int i;
+
+	memset(connects, 0, sizeof(connects));
+	for (i = 0; i < 3; i++) {
+		connects[i].limit = &limit;
+		assert_int_equal(ssh_transport_ops.create(&fixture->loop, &config, &transports[i]), 0);
+		assert_int_equal(transports[i]->ops->connect(transports[i], on_limited_connect,
+							       &connects[i]), 0);
+	}
+	assert_int_equal(limit.in_flight, 1);
+	assert_non_null(limit.first);	/* two wait */
+	for (i = 0; i < 3; i++) {
+		assert_true(run_until(&fixture->loop, &connects[i].outcome.done, 90000));
+		assert_int_equal(connects[i].outcome.status, 0);
+		assert_true(connects[i].most_in_flight <= 1);
+	}
+	assert_int_equal(limit.in_flight, 0);
+	assert_null(limit.first);
+	assert_null(limit.last);
+	for (i = 0; i < 3; i++)
+		close_board(fixture, transports[i]);
+}
+
 static void test_connection_refused_fails_fast(void **state)
 {
 	struct fixture *fixture = *state;
@@ -752,6 +804,7 @@ int main(void)
 		cmocka_unit_test(test_changed_host_key_is_refused),
 		cmocka_unit_test(test_wrong_identity_is_refused),
 		cmocka_unit_test(test_command_timeout_leaves_the_loop_running),
+		cmocka_unit_test(test_handshakes_past_the_limit_wait_their_turn),
 		cmocka_unit_test(test_connection_refused_fails_fast),
 		cmocka_unit_test(test_connect_times_out_without_banner),
 	};
