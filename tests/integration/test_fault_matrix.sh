@@ -183,7 +183,10 @@ for seed in range(1, 11):
             bad.append(f"{name}: {len(others)} runs not PASS: {[(r['id'], r['outcome'], r['cause']) for r in others]}")
         continue
     if not others:
-        bad.append(f"{name}: the fault struck and every run passed")
+        # a console dropped near a run's end may be noticed only after it:
+        # that run saw its whole workload and kernel log, and stays PASS
+        if kind != "console-drop":
+            bad.append(f"{name}: the fault struck and every run passed")
         continue
     # the first run that did not pass is the one the fault struck; a later
     # one may only be lab trouble (the board still coming back), never evidence
