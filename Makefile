@@ -52,7 +52,7 @@ TEST_HELPER_SRCS := $(wildcard tests/unit/helpers/*.c)
 
 objs = $(patsubst %.c,$(1)/obj/%.o,$(2))
 
-.PHONY: all deps check demo bench fuzz clean unit-tests fuzz-replay
+.PHONY: all deps check check-faults demo bench fuzz clean unit-tests fuzz-replay
 # Keep objects make would treat as intermediate (tests, benchmarks).
 .SECONDARY:
 all: $(BUILD)/rackbisect $(BUILD)/rackbisect-vlab $(BUILD)/rackbisect-board-tool
@@ -173,6 +173,12 @@ check: $(DEPS_STAMP) all $(BUILD)/asan/rackbisect $(BUILD)/asan/rackbisect-vlab 
 
 demo: $(DEPS_STAMP) all
 	@$(RUN_CLEAN) bash drivers/virtual/demo.sh $(CURDIR)/$(BUILD)
+
+# The seeded fault matrix (issue 9): about 7 minutes alone. Not in `make check`
+# yet: beside the other lanes on 2 cores its 104-board run overloads the host
+# (boots and SSH handshakes past their limits); it must be cut into batches first.
+check-faults: $(DEPS_STAMP) all $(BUILD)/asan/rackbisect $(BUILD)/asan/rackbisect-vlab
+	@$(RUN_CLEAN) RACKBISECT_BUILD=$(CURDIR)/$(BUILD) bash tests/integration/fault_matrix.sh
 
 bench: $(DEPS_STAMP) all $(BUILD)/bench/bench_sim $(BUILD)/bench/bench_fanout \
 	$(BUILD)/bench/bench_bisect
