@@ -278,3 +278,10 @@ char *cli_commit_id(const char *tree, const char *ref)
 	output[strcspn(output, "\n")] = '\0';
 	return output;
 }
+
+json_t *cli_absolute_path_json(const char *path)
+{
+	char resolved[PATH_MAX];
+
+	return path && realpath(path, resolved) ? json_string(resolved) : json_null();
+}

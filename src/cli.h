@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "config.h"
 #include "job_config.h"
 #include "virtual/lab/lab_state.h"
@@ -85,6 +87,9 @@ int cli_parse_number(const char *text, double low, double high, const char *what
 /* A ref's full commit id in tree (malloc'd); NULL after saying why. Refs
  * starting with '-' are refused: git would read them as options. */
 char *cli_commit_id(const char *tree, const char *ref);
+/* path made absolute (realpath) as a JSON string, for a stored question that
+ * a later `resume` from any directory reads; JSON null when it cannot be. */
+json_t *cli_absolute_path_json(const char *path);
 
 void cli_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
 

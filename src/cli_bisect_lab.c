@@ -121,13 +121,6 @@ static int check_names(struct lab_bisect_command *command)
 	return 0;
 }
 
-static json_t *absolute_path(const char *path)
-{
-	char resolved[PATH_MAX];
-
-	return path && realpath(path, resolved) ? json_string(resolved) : json_null();
-}
-
 static int make_spec(struct lab_bisect_command *command)
 {
 	json_t *spec = json_object(), *goods = json_array(), *refs = json_array();
@@ -146,9 +139,9 @@ static int make_spec(struct lab_bisect_command *command)
 	}
 	if (cli_find_file(command->job_option, job_path, sizeof(job_path)) != 0)
 		snprintf(job_path, sizeof(job_path), "%s", command->job_option);
-	json_object_set_new(spec, "job", absolute_path(job_path));
-	json_object_set_new(spec, "lab", absolute_path(command->globals.lab_path));
-	json_object_set_new(spec, "state", absolute_path(command->globals.state));
+	json_object_set_new(spec, "job", cli_absolute_path_json(job_path));
+	json_object_set_new(spec, "lab", cli_absolute_path_json(command->globals.lab_path));
+	json_object_set_new(spec, "state", cli_absolute_path_json(command->globals.state));
 	json_object_set_new(spec, "tree", json_string(command->session.tree));
 	json_object_set_new(spec, "bad", json_string(command->graph.ids[command->graph.bad_index]));
 	json_object_set_new(spec, "bad_ref", json_string(command->bad));

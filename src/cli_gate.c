@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
 
 #include <jansson.h>
@@ -20,6 +21,7 @@ static const char usage[] =
 	"usage: rackbisect gate JOB --baseline REF --candidate REF [--mainline REF] [--bisect]\n"
 	"                       [--released] [--boards SELECTOR] [--confidence C] [--reply FILE]\n"
 	"                       [--tree DIR] [--lab LAB] [--json]\n"
+	"       rackbisect gate resume [ID] [--lab LAB] [--state DIR] [--json]\n"
 	"\n"
 	"Gates a stable release candidate: the job's matrix (boards x workloads) runs on\n"
 	"the candidate; where it fails, the baseline runs as often as it takes to tell\n"
@@ -35,7 +37,21 @@ static const char usage[] =
 	"lab's state directory, gates/ID/reply.txt). \"Tested-by:\" only on PASS.\n"
 	"--night NAME records the gate as that branch's night (`rackbisect nightly` gives\n"
 	"it): a PASS becomes the branch's last good night.\n"
+	"Every run is stored as it starts: `gate resume` goes on after a crash or a\n"
+	"stop (see `rackbisect gate resume --help`).\n"
 	"Exit: 0 PASS, 1 REGRESSION, 3 lab trouble or undecided, 2 usage.\n";
+
+static const char resume_usage[] =
+	"usage: rackbisect gate resume [ID] [--lab LAB] [--state DIR] [--json]\n"
+	"\n"
+	"Goes on with a gate that stopped (the coordinator killed or stopped, the host\n"
+	"rebooted) in the lab, state, tree and boards it was started with. Its stored\n"
+	"runs count as they are: a cell of the matrix with a result is not run again;\n"
+	"runs the stop cut off are INFRA and their boards are power cycled onto their\n"
+	"fallback kernel and checked before they run again; a bisection it started\n"
+	"goes on from its stored runs. Ends with the reply, as the gate does; on a\n"
+	"gate that was done, only the reply again. ID is a gate number; left out, the\n"
+	"latest. Exit: as the gate.\n";
 
 struct gate_command {
 	struct cli_globals globals;
@@ -46,6 +62,8 @@ struct gate_command {
 	bool session_open;
 	struct gate_review *review;
 	uv_signal_t interrupt;
+	json_t *session_spec;		/* kept with the gate for `gate resume` */
+	struct store_gate stored;	/* resume: the gate gone on with */
 };
 
 static int parse(struct gate_command *command, int argc, char **argv)
@@ -102,7 +120,9 @@ static int run_review(struct gate_command *command)
 		.baseline = command->baseline, .candidate = command->candidate,
 		.mainline = command->mainline, .confidence = command->confidence,
 		.night = command->night, .reply_path = command->reply_path,
-		.bisect = command->bisect, .released = command->released, .prefix = "" },
+		.bisect = command->bisect, .released = command->released, .prefix = "",
+		.session_spec = command->session_spec,
+		.resume = command->stored.id ? &command->stored : NULL },
 		on_review_done, command, &command->review);
 	json_t *json;
 
@@ -122,20 +142,123 @@ static int run_review(struct gate_command *command)
 	return gate_review_exit_code(command->review);
 }
 
+/* What `gate resume` needs to open the same session again. */
+static json_t *session_spec(struct gate_command *command)
+{
+	char job_path[PATH_MAX];
+
+	return json_pack("{s:o,s:o,s:o,s:s?}", "lab", cli_absolute_path_json(command->globals.lab_path),
+			 "state", cli_absolute_path_json(command->session.state.base),
+			 "job", cli_absolute_path_json(realpath(command->job_option, job_path)
+						       ? job_path : command->job_option),
+			 "board_selector", command->boards);
+}
+
+static const char *spec_string(const json_t *object, const char *key)
+{
+	return json_string_value(json_object_get(object, key));
+}
+
+/* The stored gate asked for, read from the state the lab (--lab) uses. */
+static int load_stored_gate(struct gate_command *command, int argc, char **argv)
+{
+	const char *positional[1];
+	size_t count;
+	int rc = cli_parse(argc, argv, NULL, &command->globals, positional, 1, &count, resume_usage);
+	struct lab *lab;
+	struct lab_state state;
+	char database[PATH_MAX];
+	struct store *store = NULL;
+
+	if (rc)
+		return rc;
+	if (!(lab = cli_load_lab(&command->globals)))
+		return CLI_EXIT_USAGE;
+	rc = cli_state(lab, &command->globals, &state, database, sizeof(database));
+	lab_free(lab);
+	if (rc)
+		return CLI_EXIT_INFRA;
+	if (store_open(database, &store) != 0) {
+		cli_error("%s", store ? store_error_message(store) : "cannot open the state database");
+		store_close(store);
+		return CLI_EXIT_INFRA;
+	}
+	rc = count ? store_gate_get(store, strtoll(positional[0], NULL, 10), &command->stored)
+		   : store_gate_latest(store, &command->stored);
+	store_close(store);
+	if (rc) {
+		cli_error("no gate %s in %s", count ? positional[0] : "at all", database);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The gate's own lab, state, tree, job, boards and options, whatever this
+ * shell's options say: resumed as it was asked. */
+static int take_question(struct gate_command *command, json_t *spec)
+{
+	const json_t *session = json_object_get(spec, "session");
+
+	if (!json_is_object(session)) {
+		cli_error("gate %" PRId64 " was not started by `rackbisect gate` (a nightly's, or "
+			  "from before resume): start it again", command->stored.id);
+		return CLI_EXIT_USAGE;
+	}
+	command->globals.lab_option = spec_string(session, "lab");
+	command->globals.state = spec_string(session, "state");
+	command->globals.tree = spec_string(spec, "tree");
+	command->job_option = spec_string(session, "job");
+	command->boards = spec_string(session, "board_selector");
+	command->baseline = spec_string(spec, "baseline_ref");
+	command->candidate = spec_string(spec, "candidate_ref");
+	command->mainline = spec_string(spec, "mainline_ref");
+	command->reply_path = spec_string(spec, "reply");
+	command->bisect = json_is_true(json_object_get(spec, "bisect"));
+	command->released = json_is_true(json_object_get(spec, "released"));
+	if (!command->job_option || !command->baseline || !command->candidate) {
+		cli_error("gate %" PRId64 ": its stored question is damaged (no job or refs)",
+			  command->stored.id);
+		return CLI_EXIT_INFRA;
+	}
+	printf("resuming gate %" PRId64 " (%s)\n", command->stored.id,
+	       command->stored.state == STORE_GATE_DONE ? "done: its reply again"
+	       : command->stored.state == STORE_GATE_ABORTED ? "stopped" : "its coordinator died");
+	return 0;
+}
+
+static int open_session(struct gate_command *command)
+{
+	int rc = lab_session_open(&command->session, &(struct lab_session_options){
+		.globals = &command->globals, .job_path = command->job_option,
+		.board_selector = command->boards });
+
+	command->session_open = true;
+	if (rc == 0 && !command->stored.id && !(command->session_spec = session_spec(command)))
+		rc = CLI_EXIT_INFRA;
+	return rc;
+}
+
 int cli_gate(int argc, char **argv)
 {
 	struct gate_command *command = calloc(1, sizeof(*command));
+	json_t *stored_spec = NULL;
 	int rc;
 
 	if (!command)
 		return CLI_EXIT_INFRA;
-	rc = parse(command, argc, argv);
-	if (rc == 0) {
-		rc = lab_session_open(&command->session, &(struct lab_session_options){
-			.globals = &command->globals, .job_path = command->job_option,
-			.board_selector = command->boards });
-		command->session_open = true;
+	if (argc > 1 && strcmp(argv[1], "resume") == 0) {
+		rc = load_stored_gate(command, argc - 1, argv + 1);
+		if (rc == 0 && !(stored_spec = json_loads(command->stored.spec, 0, NULL))) {
+			cli_error("gate %" PRId64 ": its stored question is not JSON", command->stored.id);
+			rc = CLI_EXIT_INFRA;
+		}
+		if (rc == 0)
+			rc = take_question(command, stored_spec);
+	} else {
+		rc = parse(command, argc, argv);
 	}
+	if (rc == 0)
+		rc = open_session(command);
 	if (rc == 0)
 		rc = run_review(command);
 	if (command->session_open && uv_is_active((uv_handle_t *)&command->interrupt))
@@ -143,6 +266,9 @@ int cli_gate(int argc, char **argv)
 	if (command->session_open)
 		lab_session_close(&command->session);
 	gate_review_free(command->review);
+	json_decref(command->session_spec);
+	json_decref(stored_spec);
+	store_gate_release(&command->stored);
 	free(command);
 	return rc < 0 ? 0 : rc;
 }

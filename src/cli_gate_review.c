@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commit_graph.h"
 #include "files.h"
 #include "gate.h"
 #include "lab_bisect.h"
+#include "path.h"
 #include "report_stable.h"
 #include "stable_queue.h"
 #include "subprocess.h"
@@ -46,6 +48,9 @@ struct gate_review {
 	unsigned int culprit_runs;
 	char bisect_note[600];
 	bool reused;
+	/* `gate resume`: the stored gate went on with */
+	bool resumed, answer_stored;	/* answer_stored: its verdict was stored before the stop */
+	int64_t stored_bisection_id;	/* the bisection it had started; 0: none */
 	/* what the reply says of the queue */
 	struct stable_queue queue;
 	struct mainline_status mainline_status;
@@ -60,7 +65,7 @@ static void on_progress(const char *line, void *data)
 
 static void on_bisect_done(struct lab_bisect *bisect, void *data);
 
-static int make_spec(struct gate_review *review)
+static int make_spec(struct gate_review *review, const json_t *session_spec)
 {
 	const char *tree = review->tree;
 	double confidence = 0.99;
@@ -79,13 +84,23 @@ static int make_spec(struct gate_review *review)
 	}
 	if ((rc = cli_parse_number(review->confidence, 0.5, 0.999999, "--confidence", &confidence)))
 		return rc;
-	review->spec = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s?,s:b,s:b,s:f,s:s?}",
+	review->spec = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s?,s:b,s:b,s:f,s:s?,s:O?}",
 				  "job", review->session->job->path, "tree", tree,
 				  "baseline", review->baseline_id, "candidate", review->candidate_id,
 				  "baseline_ref", review->baseline, "candidate_ref", review->candidate,
 				  "mainline_ref", review->mainline, "bisect", review->bisect,
 				  "released", review->released, "confidence", confidence,
-				  "night", review->night);
+				  "night", review->night, "session", session_spec);
+	if (review->spec && review->reply_path) {
+		/* absolute: `gate resume` may run from another directory */
+		char here[PATH_MAX - 256], absolute[PATH_MAX];
+		bool relative = review->reply_path[0] != '/' && getcwd(here, sizeof(here)) &&
+				path_format(absolute, sizeof(absolute), "%s/%s", here,
+					    review->reply_path) == 0;
+
+		json_object_set_new(review->spec, "reply",
+				    json_string(relative ? absolute : review->reply_path));
+	}
 	return review->spec ? 0 : CLI_EXIT_INFRA;
 }
 
@@ -145,6 +160,8 @@ static int link_gate_runs(struct gate_review *review, const struct gate_regressi
 			continue;
 		rc = store_bisection_add_run(store, review->bisection_id, run->id,
 					     strcmp(roles[i], "baseline") == 0 ? "good-end" : "bad-end");
+		if (rc == -EEXIST)
+			rc = 0;	/* linked before a stop: resumed */
 	}
 	store_gate_roles_free(roles, list.count);
 	store_run_list_release(&list);
@@ -253,17 +270,44 @@ static bool reuse_bisection(struct gate_review *review, const struct gate_regres
 	return found;
 }
 
-static int start_bisection(struct gate_review *review, const struct gate_regression *regression)
+static int load_queue_graph(struct gate_review *review)
 {
 	const char *goods[] = { review->baseline_id };
-	char error[1024], *text;
-	int rc;
+	char error[1024];
 
 	if (commit_graph_load(review->tree, review->candidate_id, goods, 1, &review->graph,
 			      error, sizeof(error)) != 0) {
 		cli_error("%s", error);
 		return CLI_EXIT_INFRA;
 	}
+	return 0;
+}
+
+/* Runs the stored bisection review->bisection_id (its spec review->bisect_spec)
+ * from its stored runs: the gate's runs linked as its ends, and on resume
+ * whatever it ran before the stop. */
+static int run_bisection(struct gate_review *review)
+{
+	int rc = lab_bisect_start(&(struct lab_bisect_options){
+		.session = review->session, .tree = review->tree, .graph = &review->graph,
+		.spec = review->bisect_spec, .bisection_id = review->bisection_id, .resume = true,
+		.progress = on_progress, .progress_data = review->bisect_prefix }, on_bisect_done, review,
+		&review->lab_bisect);
+
+	if (rc) {
+		cli_error("cannot start the bisection: %s", strerror(-rc));
+		return CLI_EXIT_INFRA;
+	}
+	return 0;
+}
+
+static int start_bisection(struct gate_review *review, const struct gate_regression *regression)
+{
+	char *text;
+	int rc;
+
+	if ((rc = load_queue_graph(review)))
+		return rc;
 	review->bisect_spec = json_pack("{s:s,s:s,s:s,s:s,s:[s],s:[s],s:s,s:s,s:o,s:b,s:s,s:O,s:i}",
 		"job", review->session->job->path, "tree", review->tree,
 		"bad", review->candidate_id, "bad_ref", review->candidate,
@@ -285,16 +329,61 @@ static int start_bisection(struct gate_review *review, const struct gate_regress
 	}
 	printf("%sbisection %" PRId64 ": %s (%s) in the queue, %zu commits, the gate's runs as its ends\n",
 	       review->prefix, review->bisection_id, regression->workload, regression->symptom, review->graph.count);
-	rc = lab_bisect_start(&(struct lab_bisect_options){
-		.session = review->session, .tree = review->tree, .graph = &review->graph,
-		.spec = review->bisect_spec, .bisection_id = review->bisection_id, .resume = true,
-		.progress = on_progress, .progress_data = review->bisect_prefix }, on_bisect_done, review,
-		&review->lab_bisect);
-	if (rc) {
-		cli_error("cannot start the bisection: %s", strerror(-rc));
+	return run_bisection(review);
+}
+
+static const struct gate_regression *regression_of_workload(const struct gate_answer *answer,
+							    const char *workload)
+{
+	size_t i;
+
+	for (i = 0; workload && i < answer->regression_count; i++) {
+		if (strcmp(answer->regressions[i].workload, workload) == 0)
+			return &answer->regressions[i];
+	}
+	return NULL;
+}
+
+/* `gate resume`: the bisection the gate had started goes on from its stored
+ * runs (or, done before the stop, its answer is taken). 0: it runs;
+ * NOTHING_TO_BISECT: answered; else a CLI exit code. */
+static int resume_bisection(struct gate_review *review)
+{
+	struct store *store = review->session->store;
+	struct store_bisection stored = { 0 };
+	const struct gate_regression *regression;
+	json_t *answer;
+	int rc;
+
+	if (store_bisection_get(store, review->stored_bisection_id, &stored) != 0 ||
+	    !(review->bisect_spec = json_loads(stored.spec, 0, NULL))) {
+		cli_error("gate %" PRId64 ": cannot read back its bisection %" PRId64 ": %s",
+			  review->gate_id, review->stored_bisection_id, store_error_message(store));
+		store_bisection_release(&stored);
 		return CLI_EXIT_INFRA;
 	}
-	return 0;
+	review->bisection_id = stored.id;
+	if (stored.state == STORE_BISECTION_DONE) {
+		answer = json_loads(stored.answer ? stored.answer : "{}", 0, NULL);
+		take_answer(review, answer);
+		json_decref(answer);
+		store_bisection_release(&stored);
+		return NOTHING_TO_BISECT;
+	}
+	store_bisection_release(&stored);
+	regression = regression_of_workload(gate_answer(review->gate),
+					    json_string_value(json_object_get(review->bisect_spec, "workload")));
+	if ((rc = store_bisection_reopen(store, review->bisection_id)) != 0 ||
+	    (regression && (rc = link_gate_runs(review, regression)) != 0)) {
+		cli_error("cannot resume bisection %" PRId64 ": %s", review->bisection_id,
+			  store_error_message(store));
+		return CLI_EXIT_INFRA;
+	}
+	if ((rc = load_queue_graph(review)))
+		return rc;
+	printf("%sbisection %" PRId64 " resumed: %zu commits in the queue\n", review->prefix,
+	       review->bisection_id, review->graph.count);
+	return run_bisection(review);
 }
 
 /* A regression bisected before, any of the confirmed ones, is answered by
@@ -308,6 +397,8 @@ static int bisect_regressions(struct gate_review *review)
 	const struct gate_regression *regression;
 	size_t i;
 
+	if (review->stored_bisection_id)
+		return resume_bisection(review);
 	for (i = 0; i < answer->regression_count; i++) {
 		regression = &answer->regressions[i];
 		if (regression->confirmed && reuse_bisection(review, regression)) {
@@ -536,6 +627,34 @@ static int store_gate(struct gate_review *review)
 	return 0;
 }
 
+/* `gate resume`: the stored gate's question is the question; its runs, and
+ * the bisection it started, are where it goes on from. */
+static int take_stored_gate(struct gate_review *review, const struct store_gate *stored)
+{
+	json_error_t error;
+	const char *baseline, *candidate;
+
+	review->spec = json_loads(stored->spec, 0, &error);
+	baseline = json_string_value(json_object_get(review->spec, "baseline"));
+	candidate = json_string_value(json_object_get(review->spec, "candidate"));
+	if (!baseline || !candidate) {
+		cli_error("gate %" PRId64 ": its stored question is damaged (%s)", stored->id,
+			  review->spec ? "no baseline or candidate" : error.text);
+		return CLI_EXIT_INFRA;
+	}
+	review->baseline_id = strdup(baseline);
+	review->candidate_id = strdup(candidate);
+	review->gate_id = stored->id;
+	review->stored_bisection_id = stored->bisection_id;
+	review->resumed = true;
+	review->answer_stored = stored->state == STORE_GATE_DONE;
+	if (stored->state == STORE_GATE_ABORTED && store_gate_reopen(review->session->store, stored->id)) {
+		cli_error("%s", store_error_message(review->session->store));
+		return CLI_EXIT_INFRA;
+	}
+	return review->baseline_id && review->candidate_id ? 0 : CLI_EXIT_INFRA;
+}
+
 static int copy_options(struct gate_review *review, const struct gate_review_options *options)
 {
 	const char *prefix = options->prefix ? options->prefix : "";
@@ -572,14 +691,22 @@ int gate_review_start(const struct gate_review_options *options, gate_review_don
 	review->done = done;
 	review->data = data;
 	review->exit_code = CLI_EXIT_INFRA;
-	if ((rc = copy_options(review, options)) || (rc = make_spec(review)) || (rc = store_gate(review)))
+	if ((rc = copy_options(review, options)))
 		return rc;
-	printf("%sgate %" PRId64 ": %s against %s, job %s, %zu boards\n", review->prefix, review->gate_id,
-	       review->candidate, review->baseline, review->session->job->name,
-	       review->session->selected_count);
+	if (options->resume)
+		rc = take_stored_gate(review, options->resume);
+	else if ((rc = make_spec(review, options->session_spec)) == 0)
+		rc = store_gate(review);
+	if (rc)
+		return rc;
+	printf("%sgate %" PRId64 "%s: %s against %s, job %s, %zu boards\n", review->prefix, review->gate_id,
+	       review->resumed ? " resumed" : "", review->candidate, review->baseline,
+	       review->session->job->name, review->session->selected_count);
 	rc = gate_start(&(struct gate_options){
 		.session = review->session, .tree = review->tree, .spec = review->spec,
-		.gate_id = review->gate_id, .progress = on_progress, .progress_data = review->prefix },
+		.gate_id = review->gate_id, .resume = review->resumed,
+		.answer_stored = review->answer_stored,
+		.progress = on_progress, .progress_data = review->prefix },
 		on_gate_done, review, &review->gate);
 	if (rc) {
 		cli_error("cannot start the gate: %s", strerror(-rc));

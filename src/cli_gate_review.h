@@ -36,13 +36,21 @@ struct gate_review_options {
 	const char *reply_path;		/* NULL: <state>/gates/ID/reply.txt */
 	bool bisect, released;
 	const char *prefix;		/* "" or "stable/linux-3.3.y: " */
+	/* how to open this lab session again, kept in the gate's question for
+	 * `gate resume`: {lab, state, job, board_selector}; NULL: not kept */
+	const json_t *session_spec;
+	/* `gate resume`: the stored gate to go on with (its question is the
+	 * question; give the refs above as it has them); NULL: a new gate */
+	const struct store_gate *resume;
 };
 
 struct gate_review;
 typedef void (*gate_review_done_cb)(struct gate_review *review, void *data);
 
 /*
- * Resolves the refs, stores the gate and starts it. 0 (done is called once,
+ * Resolves the refs, stores the gate and starts it (or, with options.resume,
+ * goes on with a stored one: cells of the matrix with a result are not run
+ * again, and a bisection it started resumes from its stored runs). 0 (done is called once,
  * from the loop, after the reply), or a CLI exit code after printing what
  * is wrong (CLI_EXIT_USAGE: a ref or --confidence; CLI_EXIT_INFRA: the
  * state); *out is set either way, for gate_review_free.

@@ -28,6 +28,7 @@ struct gate {
 	enum side running;		/* the side the current round runs */
 	unsigned int baseline_rounds;
 	bool trouble, finished;
+	bool *catch_up_tried;		/* per cell, on resume: its candidate run was asked again */
 	struct gate_answer answer;
 };
 
@@ -288,6 +289,61 @@ static void start_candidate(struct gate *gate)
 	launch(gate, CANDIDATE);
 }
 
+static bool has_candidate_result(const struct gate_cell *cell)
+{
+	const unsigned int *runs = cell->runs[CANDIDATE];
+
+	return runs[RUN_PASS] + runs[RUN_FAIL] + runs[RUN_SKIP] > 0;
+}
+
+/* The group of this round running workload (every group here runs the candidate). */
+static struct lab_round_group *group_for(struct gate *gate, const char *workload)
+{
+	struct lab_session *session = gate->options.session;
+	size_t g;
+
+	for (g = 0; g < gate->round.group_count; g++) {
+		if (strcmp(gate->round.groups[g].workload->name, workload) == 0)
+			return &gate->round.groups[g];
+	}
+	return lab_round_add(&gate->round, spec_string(gate->options.spec, "candidate"),
+			     job_find_workload(session->job, workload), 1);
+}
+
+/* A resumed gate runs the candidate only where the matrix has no result
+ * yet (a run the stop cut off, lab trouble): a cell with one is never run
+ * again. One workload per board per round, so groups never share a board;
+ * each cell is asked once per resume. false: nothing is missing. */
+static bool start_candidate_catch_up(struct gate *gate)
+{
+	size_t i, asked = 0;
+	const char *last_board = NULL;
+
+	lab_round_clear(&gate->round);
+	for (i = 0; i < gate->answer.cell_count; i++) {
+		struct gate_cell *cell = &gate->answer.cells[i];
+		struct lab_round_group *group;
+
+		if (has_candidate_result(cell) || gate->catch_up_tried[i] ||
+		    (last_board && strcmp(last_board, cell->board) == 0))
+			continue;
+		group = group_for(gate, cell->workload);
+		if (!group)
+			break;
+		group->boards[group->board_count++] = board_set_find(&gate->options.session->boards,
+								     cell->board);
+		gate->catch_up_tried[i] = true;
+		last_board = cell->board;	/* cells are board by board */
+		asked++;
+	}
+	if (asked == 0)
+		return false;
+	progress(gate, "candidate %s: %zu cell%s of the matrix without a result, run again",
+		 spec_string(gate->options.spec, "candidate_ref"), asked, asked == 1 ? "" : "s");
+	launch(gate, CANDIDATE);
+	return true;
+}
+
 static bool undecided(const struct gate_regression *regression)
 {
 	return regression->boards[0] && !regression->confirmed;
@@ -407,6 +463,9 @@ static void on_round_done(void *data)
 		finish(gate);
 		return;
 	}
+	if (gate->running == CANDIDATE && gate->options.resume && !gate->options.answer_stored &&
+	    start_candidate_catch_up(gate))
+		return;
 	say_round(gate);
 	for (r = 0; r < gate->answer.regression_count; r++)
 		open |= undecided(&gate->answer.regressions[r]);
@@ -475,7 +534,9 @@ static void finish(struct gate *gate)
 	gate->answer.verdict = verdict_of(gate);
 	answer = gate_answer_json(gate);
 	text = json_dumps(answer, JSON_COMPACT | JSON_SORT_KEYS);
-	if (!text || store_gate_finish(gate->options.session->store, gate->options.gate_id,
+	if (gate->options.answer_stored)
+		;	/* recounted after a stop: the verdict stored then stands */
+	else if (!text || store_gate_finish(gate->options.session->store, gate->options.gate_id,
 				       gate->trouble ? STORE_GATE_ABORTED : STORE_GATE_DONE,
 				       gate_verdict_name(gate->answer.verdict), text) != 0)
 		log_event(&gate->options.session->log, LOG_NOTICE, NULL, 0, "store-error",
@@ -483,6 +544,24 @@ static void finish(struct gate *gate)
 	free(text);
 	json_decref(answer);
 	gate->done(gate, gate->data);
+}
+
+/* The stored runs are where a resumed gate starts: the candidate's missing
+ * cells first, then the baseline as the runs so far ask (as after a round). */
+static void resume(struct gate *gate)
+{
+	gate->running = CANDIDATE;
+	progress(gate, "resumed from its stored runs");
+	if (!gate->options.answer_stored) {
+		on_round_done(gate);
+		return;
+	}
+	if (judge(gate) != 0) {
+		snprintf(gate->answer.reason, sizeof(gate->answer.reason),
+			 "cannot read the gate's runs back: %s", store_error_message(gate->options.session->store));
+		gate->trouble = true;
+	}
+	finish(gate);
 }
 
 /* ---- the interface -------------------------------------------------------------------------- */
@@ -508,7 +587,8 @@ int gate_start(const struct gate_options *options, gate_done_cb done, void *data
 	gate->options = *options;
 	gate->done = done;
 	gate->data = data;
-	if (make_cells(gate) != 0) {
+	if (make_cells(gate) != 0 ||
+	    !(gate->catch_up_tried = calloc(gate->answer.cell_count + 1, sizeof(bool)))) {
 		gate_free(gate);
 		return -ENOMEM;
 	}
@@ -516,7 +596,10 @@ int gate_start(const struct gate_options *options, gate_done_cb done, void *data
 		.trouble = on_round_trouble, .done = on_round_done, .run_queued = on_run_queued,
 		.data = gate });
 	*out = gate;
-	start_candidate(gate);
+	if (options->resume)
+		resume(gate);
+	else
+		start_candidate(gate);
 	return 0;
 }
 
@@ -579,5 +662,6 @@ void gate_free(struct gate *gate)
 	lab_round_clear(&gate->round);
 	free(gate->answer.cells);
 	free(gate->answer.regressions);
+	free(gate->catch_up_tried);
 	free(gate);
 }

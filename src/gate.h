@@ -67,6 +67,12 @@ struct gate_options {
 	const char *tree;		/* the kernel tree; NULL: the session's */
 	const json_t *spec;
 	int64_t gate_id;		/* store_gate_create()d */
+	/* the gate's stored runs (a gate stopped before its verdict) are its
+	 * start: cells with a candidate result are not run again */
+	bool resume;
+	/* resumed after its verdict was stored (the stop came during the
+	 * bisection): it is recounted, not stored again */
+	bool answer_stored;
 	void (*progress)(const char *line, void *data);	/* may be NULL */
 	void *progress_data;
 };

@@ -94,7 +94,10 @@ static int lock_lab(struct lab_session *session)
 }
 
 /* Runs a killed coordinator left behind on this lab's boards never got a
- * result: they are closed as INFRA (never as evidence), nothing is lost. */
+ * result: they are closed as INFRA (never as evidence), nothing is lost.
+ * Their boards may still run the kernel under test, or be hung by it: they
+ * are held offline in the store, so a scheduler health-checks each (a power
+ * cycle onto its fallback kernel) before giving it work. */
 static void close_interrupted_runs(struct lab_session *session)
 {
 	struct store_run_list list;
@@ -112,6 +115,10 @@ static void close_interrupted_runs(struct lab_session *session)
 			    .cause = "interrupted: the coordinator stopped before the run finished" }) == 0)
 			log_event(&session->log, LOG_NOTICE, run->board, run->id, "interrupted",
 				  "closed as INFRA: its coordinator stopped mid-run");
+		if (run->board && store_board_set_offline(session->store, run->board, true) == 0)
+			log_event(&session->log, LOG_NOTICE, run->board, 0, "offline",
+				  "left mid-run by a stopped coordinator: power cycled onto its "
+				  "fallback kernel and checked before its next run");
 	}
 	store_run_list_release(&list);
 }

@@ -32,6 +32,8 @@ static const char usage[] =
 	"                                   PASS at 99 %, the culprit in the queue, what the\n"
 	"                                   stable rules allow, a reply to send: exit 0 PASS,\n"
 	"                                   1 REGRESSION, 3 lab trouble, 2 usage\n"
+	"  gate resume [ID]                 go on with a gate stopped by a crash, repeating\n"
+	"                                   no finished run\n"
 	"  nightly NIGHTLY.yaml             each tracked branch's head against its last good\n"
 	"                                   night; new regressions bisected, known ones named\n"
 	"  runs [--last N]                  the latest runs\n"

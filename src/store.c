@@ -1371,6 +1371,7 @@ struct record_kind {
 	const char *state_sql;		/* ?1 id */
 	const char *set_spec_sql;	/* ?1 id, ?2 spec */
 	const char *finish_sql;		/* ?1 id, ?2 state, ?3 answer, ?4 now (, ?5 verdict) */
+	const char *reopen_sql;		/* ?1 id: aborted -> running, the answer cleared */
 	const char *get_sql;		/* ?1 id */
 	const char *latest_sql;
 	const char *link_sql;		/* ?1 id, ?2 run id, ?3 role */
@@ -1378,13 +1379,15 @@ struct record_kind {
 };
 
 /* RUN_COLUMNS name only runs' columns: a link table has none of theirs. */
-#define RECORD_SQL(table, columns, created, finished, finish_more, link, key)                   \
+#define RECORD_SQL(table, columns, created, finished, finish_more, finish_more_cleared, link, key)                   \
 	.create_sql = "INSERT INTO " table " (job, spec, state, " created ")"                  \
 		      " VALUES (?1, ?2, 0, ?3)",                                                 \
 	.state_sql = "SELECT state FROM " table " WHERE id = ?1",                                \
 	.set_spec_sql = "UPDATE " table " SET spec = ?2 WHERE id = ?1",                          \
 	.finish_sql = "UPDATE " table " SET state = ?2, answer = ?3, " finished " = ?4"        \
 		      finish_more " WHERE id = ?1 AND state = 0",                                \
+	.reopen_sql = "UPDATE " table " SET state = 0, answer = NULL, " finished " = NULL"     \
+		      finish_more_cleared " WHERE id = ?1 AND state = 2",                        \
 	.get_sql = "SELECT " columns " FROM " table " WHERE id = ?1",                            \
 	.latest_sql = "SELECT " columns " FROM " table " ORDER BY id DESC LIMIT 1",              \
 	.link_sql = "INSERT INTO " link " (" key ", run_id, role) VALUES (?1, ?2, ?3)",          \
@@ -1442,7 +1445,7 @@ static int read_gate_row(sqlite3_stmt *stmt, void *record)
 static const struct record_kind bisection_kind = {
 	.noun = "bisection",
 	.read_row = read_bisection_row,
-	RECORD_SQL("bisections", BISECTION_COLUMNS, "created_at", "finished_at", "",
+	RECORD_SQL("bisections", BISECTION_COLUMNS, "created_at", "finished_at", "", "",
 		   "bisection_runs", "bisection_id"),
 };
 
@@ -1451,6 +1454,7 @@ static const struct record_kind gate_kind = {
 	.has_verdict = true,
 	.read_row = read_gate_row,
 	RECORD_SQL("gates", GATE_COLUMNS, "created_ms", "finished_ms", ", verdict = ?5",
+		   ", verdict = NULL",
 		   "gate_runs", "gate_id"),
 };
 
@@ -1569,6 +1573,24 @@ static int finish_record(struct store *store, const struct record_kind *kind, in
 	if (error || sqlite3_changes(store->db) > 0)
 		return error;
 	return explain_unchanged_record(store, kind, id, -1, what);
+}
+
+/* aborted -> running again; a running one (its coordinator died) is fine as it is. */
+static int reopen_record(struct store *store, const struct record_kind *kind, int64_t id)
+{
+	sqlite3_stmt *stmt;
+	char what[64];
+	int rc = SQLITE_OK, error;
+
+	snprintf(what, sizeof(what), "reopen %s %" PRId64, kind->noun, id);
+	error = prepare(store, kind->reopen_sql, &stmt, what);
+	if (error)
+		return error;
+	bind_int(stmt, 1, id, &rc);
+	error = execute(store, stmt, rc, what);
+	if (error || sqlite3_changes(store->db) > 0)
+		return error;
+	return explain_unchanged_record(store, kind, id, STORE_BISECTION_RUNNING, what);
 }
 
 /* Reads the one row of a bound get or latest query: -ENOENT when there is none. */
@@ -1759,22 +1781,7 @@ int store_bisection_finish(struct store *store, int64_t id, enum store_bisection
 
 int store_bisection_reopen(struct store *store, int64_t id)
 {
-	static const char sql[] =
-		"UPDATE bisections SET state = 0, answer = NULL, finished_at = NULL"
-		" WHERE id = ?1 AND state = 2";
-	sqlite3_stmt *stmt;
-	char what[64];
-	int rc = SQLITE_OK, error;
-
-	snprintf(what, sizeof(what), "reopen bisection %" PRId64, id);
-	error = prepare(store, sql, &stmt, what);
-	if (error)
-		return error;
-	bind_int(stmt, 1, id, &rc);
-	error = execute(store, stmt, rc, what);
-	if (error || sqlite3_changes(store->db) > 0)
-		return error;
-	return explain_unchanged_record(store, &bisection_kind, id, STORE_BISECTION_RUNNING, what);
+	return reopen_record(store, &bisection_kind, id);
 }
 
 int store_bisection_get(struct store *store, int64_t id, struct store_bisection *out)
@@ -1855,6 +1862,11 @@ int store_gate_finish(struct store *store, int64_t id, enum store_gate_state sta
 		      const char *verdict, const char *answer)
 {
 	return finish_record(store, &gate_kind, id, (int)state, verdict, answer);
+}
+
+int store_gate_reopen(struct store *store, int64_t id)
+{
+	return reopen_record(store, &gate_kind, id);
 }
 
 int store_gate_get(struct store *store, int64_t id, struct store_gate *out)

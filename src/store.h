@@ -314,6 +314,10 @@ int store_gate_set_bisection(struct store *store, int64_t id, int64_t bisection_
  * (not empty) and an answer (ABORTED may give NULL for either). */
 int store_gate_finish(struct store *store, int64_t id, enum store_gate_state state,
 		      const char *verdict, const char *answer);
+/* aborted -> running again (`gate resume`), verdict, answer and finished_ms
+ * cleared: -EALREADY when done; a running gate (its coordinator died) is left
+ * running and 0 returned, as store_bisection_reopen() does. */
+int store_gate_reopen(struct store *store, int64_t id);
 /* One gate: -ENOENT if there is none. */
 int store_gate_get(struct store *store, int64_t id, struct store_gate *out);
 /* The newest gate (highest id), whatever its state: -ENOENT when none. */

@@ -1103,6 +1103,32 @@ static void test_gate_finish_follows_the_state_rules(void **state)
 	assert_non_null(strstr(store_error_message(store), "no such gate"));
 }
 
+/* `gate resume`: an aborted gate runs again, its verdict and answer cleared;
+ * a running one (its coordinator died) stays running; a done one is final. */
+static void test_gate_reopen_follows_the_state_rules(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store *store = fixture->store;
+	int64_t done = create_gate(store, "ath9k-ps", "{}");
+	int64_t stopped = create_gate(store, "ath9k-ps", "{}");
+
+	finish_gate(store, done, "PASS", "{}");
+	assert_int_equal(store_gate_reopen(store, done), -EALREADY);
+	assert_non_null(strstr(store_error_message(store), "the gate is done"));
+	assert_gate(store, done, STORE_GATE_DONE, "{}", "PASS", "{}", 0);
+
+	assert_int_equal(store_gate_reopen(store, stopped), 0);	/* running: left so */
+	assert_gate(store, stopped, STORE_GATE_RUNNING, "{}", NULL, NULL, 0);
+	assert_int_equal(store_gate_finish(store, stopped, STORE_GATE_ABORTED, "INFRA",
+					   "{\"reason\": \"interrupted\"}"), 0);
+	assert_int_equal(store_gate_reopen(store, stopped), 0);
+	assert_gate(store, stopped, STORE_GATE_RUNNING, "{}", NULL, NULL, 0);
+	finish_gate(store, stopped, "REGRESSION", "{}");
+	assert_gate(store, stopped, STORE_GATE_DONE, "{}", "REGRESSION", "{}", 0);
+
+	assert_int_equal(store_gate_reopen(store, stopped + 1000), -ENOENT);
+}
+
 static void test_gate_spec_is_replaced(void **state)
 {
 	struct fixture *fixture = *state;
@@ -2121,6 +2147,7 @@ int main(void)
 		STORE_TEST(test_gate_is_created_running_and_read_back),
 		STORE_TEST(test_latest_gate_is_the_newest_whatever_its_state),
 		STORE_TEST(test_gate_finish_follows_the_state_rules),
+		STORE_TEST(test_gate_reopen_follows_the_state_rules),
 		STORE_TEST(test_gate_spec_is_replaced),
 		STORE_TEST(test_gate_set_bisection_records_the_bisection_it_started),
 		STORE_TEST(test_gate_add_run_refuses_missing_and_duplicate_links),
