@@ -110,6 +110,12 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(BUILD)/librackbisect.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS)
 
+# The scheduler's bench reaches its boards through the unit tests' local transport.
+$(BUILD)/bench/bench_scheduler: $(BUILD)/obj/tests/bench/bench_scheduler.o \
+		$(call objs,$(BUILD),$(TEST_HELPER_SRCS)) $(BUILD)/librackbisect.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS) -lcmocka $(LDLIBS)
+
 # ---- sanitized build for the tests ----------------------------------------
 $(BUILD)/asan/obj/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -145,6 +151,13 @@ fuzz-replay: $(addprefix $(BUILD)/asan/fuzz/,$(FUZZ_HARNESSES))
 
 # AFL++ (Debian's afl++, which brings clang) only for make fuzz: make check
 # and make demo do not need it.
+# make bench sets ansible's ad-hoc command module beside parallel-ssh (issue 9).
+BENCH_PACKAGES := ansible-core
+BENCH_DEPS_STAMP := $(BUILD)/.bench-deps-$(shell echo $(BENCH_PACKAGES) | cksum | cut -d' ' -f1)
+$(BENCH_DEPS_STAMP): | $(DEPS_STAMP)
+	$(call install-missing,$(BENCH_PACKAGES))
+	@touch $@
+
 FUZZ_PACKAGES := afl++
 FUZZ_DEPS_STAMP := $(BUILD)/.fuzz-deps-$(shell echo $(FUZZ_PACKAGES) | cksum | cut -d' ' -f1)
 $(FUZZ_DEPS_STAMP): | $(DEPS_STAMP)
@@ -180,8 +193,8 @@ demo: $(DEPS_STAMP) all
 check-faults: $(DEPS_STAMP) all $(BUILD)/asan/rackbisect $(BUILD)/asan/rackbisect-vlab
 	@$(RUN_CLEAN) RACKBISECT_BUILD=$(CURDIR)/$(BUILD) bash tests/integration/fault_matrix.sh
 
-bench: $(DEPS_STAMP) all $(BUILD)/bench/bench_sim $(BUILD)/bench/bench_fanout \
-	$(BUILD)/bench/bench_bisect
+bench: $(DEPS_STAMP) $(BENCH_DEPS_STAMP) all $(BUILD)/bench/bench_sim $(BUILD)/bench/bench_fanout \
+	$(BUILD)/bench/bench_bisect $(BUILD)/bench/bench_scheduler
 	@$(RUN_CLEAN) bash tests/bench/run.sh $(CURDIR)/$(BUILD)
 
 # make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="fuzz_yaml fuzz_ktap"]: see tests/fuzz/README.md

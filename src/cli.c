@@ -12,6 +12,7 @@
 #include <uv.h>
 
 #include "path.h"
+#include "store.h"
 #include "subprocess.h"
 
 void cli_error(const char *format, ...)
@@ -211,6 +212,29 @@ int cli_state(const struct lab *lab, const struct cli_globals *globals, struct l
 		return rc;
 	}
 	return path_format(database, database_len, "%s/state.db", state->base);
+}
+
+int cli_open_state_store(struct cli_globals *globals, struct store **store, char *database,
+			 size_t database_len)
+{
+	struct lab *lab = cli_load_lab(globals);
+	struct lab_state state;
+	int rc;
+
+	*store = NULL;
+	if (!lab)
+		return CLI_EXIT_USAGE;
+	rc = cli_state(lab, globals, &state, database, database_len);
+	lab_free(lab);
+	if (rc)
+		return CLI_EXIT_INFRA;
+	if ((rc = store_open(database, store)) != 0) {
+		cli_error("%s", *store ? store_error_message(*store) : strerror(-rc));
+		store_close(*store);
+		*store = NULL;
+		return CLI_EXIT_INFRA;
+	}
+	return 0;
 }
 
 int cli_workload_dir(char *out, size_t len)

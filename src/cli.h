@@ -71,6 +71,13 @@ struct job *cli_load_job(const char *path);
 int cli_state(const struct lab *lab, const struct cli_globals *globals, struct lab_state *state,
 	      char *database, size_t database_len);
 
+struct store;
+/* The state database of the lab --lab names (at --state, else its own),
+ * opened for a command that reads what is stored: 0, or a CLI exit code
+ * after saying why. database gets its path. */
+int cli_open_state_store(struct cli_globals *globals, struct store **store, char *database,
+			 size_t database_len);
+
 /* drivers/workload of this checkout. */
 int cli_workload_dir(char *out, size_t len);
 /* rackbisect-vlab: $RACKBISECT_VLAB, else beside this program. */

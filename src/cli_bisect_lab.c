@@ -403,23 +403,12 @@ static int load_stored(struct lab_bisect_command *command, int argc, char **argv
 	const char *positional[1];
 	size_t count;
 	int rc = cli_parse(argc, argv, NULL, &command->globals, positional, 1, &count, stored_usage);
-	struct lab *lab;
-	struct lab_state state;
 	char database[PATH_MAX];
 	json_error_t error;
 
-	if (rc)
+	if (rc || (rc = cli_open_state_store(&command->globals, &command->session.store, database,
+					     sizeof(database))))
 		return rc;
-	if (!(lab = cli_load_lab(&command->globals)))
-		return CLI_EXIT_USAGE;
-	rc = cli_state(lab, &command->globals, &state, database, sizeof(database));
-	lab_free(lab);
-	if (rc)
-		return CLI_EXIT_INFRA;
-	if (store_open(database, &command->session.store) != 0) {
-		cli_error("%s", store_error_message(command->session.store));
-		return CLI_EXIT_INFRA;
-	}
 	rc = count ? store_bisection_get(command->session.store, strtoll(positional[0], NULL, 10), stored)
 		: store_bisection_latest(command->session.store, stored);
 	if (rc) {

@@ -165,24 +165,11 @@ static int load_stored_gate(struct gate_command *command, int argc, char **argv)
 	const char *positional[1];
 	size_t count;
 	int rc = cli_parse(argc, argv, NULL, &command->globals, positional, 1, &count, resume_usage);
-	struct lab *lab;
-	struct lab_state state;
 	char database[PATH_MAX];
-	struct store *store = NULL;
+	struct store *store;
 
-	if (rc)
+	if (rc || (rc = cli_open_state_store(&command->globals, &store, database, sizeof(database))))
 		return rc;
-	if (!(lab = cli_load_lab(&command->globals)))
-		return CLI_EXIT_USAGE;
-	rc = cli_state(lab, &command->globals, &state, database, sizeof(database));
-	lab_free(lab);
-	if (rc)
-		return CLI_EXIT_INFRA;
-	if (store_open(database, &store) != 0) {
-		cli_error("%s", store ? store_error_message(store) : "cannot open the state database");
-		store_close(store);
-		return CLI_EXIT_INFRA;
-	}
 	rc = count ? store_gate_get(store, strtoll(positional[0], NULL, 10), &command->stored)
 		   : store_gate_latest(store, &command->stored);
 	store_close(store);

@@ -421,6 +421,14 @@ static bool wait_again_for_build(struct run *run, const char *what_answered)
 	return true;
 }
 
+/* Only silence (a step that timed out) says a kernel hung its board. A
+ * connection refused, reset or closed is a board, or its sshd, going down or
+ * coming back: a reboot, kexec taking the old kernel away. */
+static bool is_silence(int status)
+{
+	return status == -ETIMEDOUT;
+}
+
 /* The build answered, then went silent: the kernel under test hung it.
  * A connection that broke instead (reset, closed) is no silence: the old
  * kernel's sshd may have taken it just before kexec took the machine down,
@@ -429,7 +437,7 @@ static void hung_after_boot(struct run *run, const char *what, const struct tran
 {
 	char why[700];
 
-	if (result->status != -ETIMEDOUT &&
+	if (!is_silence(result->status) &&
 	    wait_again_for_build(run, "the connection broke before the build answered"))
 		return;
 
@@ -502,7 +510,7 @@ static void silent_before_boot(struct run *run, int status, const char *error_te
 {
 	char why[700];
 
-	if (status != -ETIMEDOUT) {
+	if (!is_silence(status)) {
 		finish(run);
 		return;
 	}
@@ -648,7 +656,7 @@ static void declare_hang(struct run *run, const char *why)
  * The next tick asks again; true when it will. */
 static bool probe_met_no_silence(struct run *run, int status, const char *error_text)
 {
-	if (status == -ETIMEDOUT || ++run->probe_refusals >= MAX_PROBE_REFUSALS)
+	if (is_silence(status) || ++run->probe_refusals >= MAX_PROBE_REFUSALS)
 		return false;
 	log_event(run->environment.log, LOG_INFO, run->board->name, run->id, "probe-refused",
 		  "%s; asking again in %" PRIu64 " s", error_text ? error_text : "",
@@ -672,7 +680,7 @@ static void on_probe_exec(struct transport *transport, const struct transport_ex
 		run->probe_refusals = 0;
 		return;	/* alive: the workload is just long; the connection serves the next probe */
 	}
-	if (result->status != -ETIMEDOUT && run->probe_reused) {
+	if (!is_silence(result->status) && run->probe_reused) {
 		/* the kept connection broke without the board going silent (sshd
 		 * restarted, a reset): only a fresh one can say */
 		drop_transport(&run->probe);

@@ -6,7 +6,11 @@
 #  2. time to bring up a lab of 8 and of 64 boards (sshd each), per board;
 #  3. memory per board: PSS of the supervisor plus every board process;
 #  4. fan-out: `uname -r` on 64 and 256 boards at once, by rackbisect's own
-#     SSH transport (one uv loop) and by parallel-ssh (an ssh process each);
+#     SSH transport (one uv loop), by parallel-ssh (an ssh process each) and
+#     by ansible's ad-hoc command module (a fork and an ssh process each);
+#  4b. scheduling at scale: one scheduler, 1,000 simulated boards (no SSH),
+#     one run each through the coordinator's run machinery: runs per second,
+#     its CPU per run and its memory per board;
 #  5. bisection on simulated test results: the engine vs `git bisect run`
 #     (real git) vs git's bisection with a repeat wrapper, accuracy and runs;
 #  6. the demo's story: `rackbisect gate --bisect` of v3.3.1-rc1 against v3.3
@@ -82,7 +86,7 @@ for n in 8 64; do
 done
 
 echo
-echo "== 4. fan-out: uname -r on N boards at once (rackbisect's transport vs parallel-ssh)"
+echo "== 4. fan-out: uname -r on N boards at once (rackbisect's transport vs parallel-ssh vs ansible)"
 rounds=3
 
 make_fanout_lab() {	# make_fanout_lab N FILE: boards f001.. on 127.77.102.1-255, then 127.77.103.x
@@ -132,6 +136,33 @@ pssh_seconds() {
 	awk -v s="$started" -v e="$ended" 'BEGIN { printf "%.3f\n", e - s }'
 }
 
+# ansible_seconds N: ansible's ad-hoc `command` module (`uname -r`) on the first
+# N boards with N forks, through the same ssh_config (ANSIBLE_SSH_ARGS replaces
+# ansible's ControlPersist defaults: one connection per board, as the others
+# make); fails unless every board answered. Python on the boards is this
+# machine's (a virtual board's files are the host's).
+ansible_seconds() {
+	local n=$1 started ended answered
+	started=$(date +%s.%N)
+	if ! ANSIBLE_SSH_ARGS="-F $state/labs/fanout/ssh_config -o ConnectTimeout=60" \
+		ANSIBLE_HOME="$work/ansible-home" ANSIBLE_LOCAL_TEMP="$work/ansible-tmp" \
+		ANSIBLE_REMOTE_TMP=/tmp/.rackbisect-bench-ansible ANSIBLE_HOST_KEY_CHECKING=False \
+		ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 ANSIBLE_TIMEOUT=60 ANSIBLE_FORKS="$n" \
+		ANSIBLE_NOCOLOR=1 ANSIBLE_STDOUT_CALLBACK=oneline ANSIBLE_LOAD_CALLBACK_PLUGINS=1 \
+		ansible all -i "$work/hosts-$n.ini" -m command -a 'uname -r' >"$work/ansible-$n.log" 2>&1; then
+		echo "ansible on $n boards failed:" >&2
+		grep -v '| CHANGED |' "$work/ansible-$n.log" | head -5 >&2
+		return 1
+	fi
+	ended=$(date +%s.%N)
+	answered=$(grep -c '| CHANGED |' "$work/ansible-$n.log")
+	if [ "$answered" -ne "$n" ]; then
+		echo "ansible on $n boards: only $answered answered" >&2
+		return 1
+	fi
+	awk -v s="$started" -v e="$ended" 'BEGIN { printf "%.3f\n", e - s }'
+}
+
 field() {	# field NAME LINE: the value of NAME=... in bench_fanout's line
 	tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"
 }
@@ -139,19 +170,24 @@ field() {	# field NAME LINE: the value of NAME=... in bench_fanout's line
 make_fanout_lab 256 "$work/lab-fanout.yaml"
 "$vlab" up "$work/lab-fanout.yaml" --state "$state" >"$work/up-fanout.out"
 # fanout_row N: both tools on the first N boards; fails when either does
+median() { sort -n "$1" | sed -n "$((($(wc -l <"$1") + 1) / 2))p"; }
 fanout_row() {
-	local n=$1 ours theirs round
+	local n=$1 ours pssh ansible round
 	sed -n 's/^  - name: //p' "$work/lab-fanout.yaml" | head -n "$n" >"$work/hosts-$n"
+	cp "$work/hosts-$n" "$work/hosts-$n.ini"
 	ours=$("$build/bench/bench_fanout" "$work/lab-fanout.yaml" "$state" "$n" "$rounds") || return 1
 	: >"$work/pssh-seconds-$n"
+	: >"$work/ansible-seconds-$n"
 	for round in $(seq "$rounds"); do
 		pssh_seconds "$n" >>"$work/pssh-seconds-$n" || return 1
+		ansible_seconds "$n" >>"$work/ansible-seconds-$n" || return 1
 	done
-	theirs=$(sort -n "$work/pssh-seconds-$n" | sed -n "$(((rounds + 1) / 2))p")
-	awk -v n="$n" -v x="$(field median_seconds "$ours")" -v y="$theirs" \
+	pssh=$(median "$work/pssh-seconds-$n")
+	ansible=$(median "$work/ansible-seconds-$n")
+	awk -v n="$n" -v x="$(field median_seconds "$ours")" -v y="$pssh" -v z="$ansible" \
 	    -v peak="$(field peak_rss_kib "$ours")" -v per="$(field per_board_kib "$ours")" 'BEGIN {
-		printf "fan-out %d boards: rackbisect %.2f s, parallel-ssh %.2f s, ratio Y/X = %.1f; coordinator RSS %.1f MiB (%.0f KiB per board)\n",
-			n, x, y, y / x, peak / 1024, per }'
+		printf "fan-out %d boards: rackbisect %.2f s, parallel-ssh %.2f s (%.1fx), ansible -m command %.2f s (%.1fx); coordinator RSS %.1f MiB (%.0f KiB per board)\n",
+			n, x, y, y / x, z, z / x, peak / 1024, per }'
 }
 
 # A board that misses the 60 s timeout on a busy host spoils that row, not the
@@ -160,6 +196,22 @@ for n in 64 256; do
 	fanout_row "$n" || echo "fan-out $n boards: not measured: a run above failed (on a busy host a board can miss the 60 s timeout)"
 done
 "$vlab" down "$work/lab-fanout.yaml" --state "$state" >/dev/null
+
+echo
+echo "== 4b. scheduling: one scheduler, N simulated boards (no SSH), one 1 s run each"
+# The runs all sleep 1 s at once: what the wall time adds to that second, and
+# the coordinator's CPU per run, is its own cost (runs, store, event log).
+for n in 100 1000; do
+	mkdir -p "$work/scheduler-$n"
+	line=$("$build/bench/bench_scheduler" "$work/scheduler-$n" "$n" 1) || {
+		echo "scheduler $n boards: not measured (a run failed: see above)"; continue; }
+	awk -v n="$n" -v s="$(field seconds "$line")" -v r="$(field runs_per_second "$line")" \
+	    -v c="$(field cpu_ms_per_run "$line")" -v k="$(field per_board_kib "$line")" \
+	    -v p="$(field peak_rss_kib "$line")" 'BEGIN {
+		printf "scheduler %d boards: %d runs in %.2f s (%.0f runs/s; 1 s of each is its workload), coordinator CPU %.1f ms per run, RSS %.1f MiB (%.0f KiB per board)\n",
+			n, n, s, r, c, p / 1024, k }'
+	rm -rf "$work/scheduler-$n"
+done
 
 echo
 echo "== 5. bisection: ours vs git bisect run vs a repeat wrapper (seeded, no boards)"

@@ -41,21 +41,8 @@ trap 'exit 130' INT TERM HUP
 # Eight boards, the chips of labs/virtual.yaml, on addresses of this test.
 eight_board_lab bisectlab lb 127.77.7 >"$lab"
 
-# The job's rules with shorter workloads: W3's 8 cycles miss 3.3.1's failure
-# on an RTC-reset chip with probability 0.55^8 (< 1 %), W2 runs 2 minutes of
-# simulated time; the bisection learns the rest.
-{
-	sed -n '1,/^workloads:/p' "$root/jobs/ath9k-ps.yaml"
-	cat <<'YAML'
-  - name: W2
-    parameters: {duration: 120, phase: 30, interval: 0.2, burst: 20}
-    timeout: 600
-  - name: W3
-    parameters: {cycles: 8, idle-min: 1, idle-max: 10, reconnect: mixed, seed: 42}
-    timeout: 600
-YAML
-	sed -n '/^symptoms:/,$p' "$root/jobs/ath9k-ps.yaml"
-} >"$job"
+# The job's rules with shorter workloads (lib.sh).
+quick_job "$root" W2 W3 >"$job"
 
 rbx() { "$rb" "$@" --lab "$lab" --state "$state"; }
 truth() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
