@@ -2,6 +2,7 @@
 #include "board.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,10 @@ void board_capture_stop(struct board *board)
 		if (capture->dropped_lines)
 			fprintf(capture->file, "\n[rackbisect: %zu console lines beyond the limit were "
 				"written here but not matched]\n", capture->dropped_lines);
+		if (capture->unwritten_bytes)
+			fprintf(capture->file, "\n[rackbisect: the console printed %" PRIu64 " bytes more, "
+				"not written: this file stops at %llu MiB]\n", capture->unwritten_bytes,
+				BOARD_CAPTURE_MAX_FILE_BYTES >> 20);
 		fclose(capture->file);
 		capture->file = NULL;
 	}
@@ -125,10 +130,20 @@ static void on_console_data(struct console *console, const char *bytes, size_t l
 	struct board *board = data;
 
 	(void)console;
-	if (!board->capture.file)
+	struct console_capture *capture = &board->capture;
+	size_t room;
+
+	if (!capture->file)
 		return;
-	fwrite(bytes, 1, length, board->capture.file);
-	fflush(board->capture.file);
+	room = capture->file_bytes >= BOARD_CAPTURE_MAX_FILE_BYTES ? 0
+		: (size_t)(BOARD_CAPTURE_MAX_FILE_BYTES - capture->file_bytes);
+	if (length > room)
+		capture->unwritten_bytes += length - room;
+	if (room) {
+		fwrite(bytes, 1, length < room ? length : room, capture->file);
+		fflush(capture->file);
+		capture->file_bytes += length < room ? length : room;
+	}
 	if (!board->capture.lines_held)
 		capture_feed(&board->capture, bytes, length);
 }

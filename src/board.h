@@ -12,6 +12,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <uv.h>
@@ -33,7 +34,14 @@ struct console_capture {
 	size_t partial_length;
 	size_t dropped_lines;
 	bool lines_held;	/* the file goes on, the lines for the verdict stop */
+	uint64_t file_bytes;	/* written to the file so far */
+	uint64_t unwritten_bytes;	/* beyond BOARD_CAPTURE_MAX_FILE_BYTES: counted, not written */
 };
+
+/* A run's console.log holds at most this much: a board printing without end
+ * must not fill the state directory. What comes after is counted, and the
+ * file's last line says how much was left out. */
+#define BOARD_CAPTURE_MAX_FILE_BYTES (64ull << 20)
 
 struct board {
 	const struct lab_board *config;

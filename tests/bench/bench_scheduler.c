@@ -177,6 +177,7 @@ int main(int argc, char **argv)
 {
 	struct bench bench = { 0 };
 	struct scheduler *scheduler = NULL;
+	struct rlimit files;
 	long baseline, peak;
 	size_t count = argc > 2 ? strtoul(argv[2], NULL, 10) : 0, passed;
 	double seconds = argc > 3 ? strtod(argv[3], NULL) : 1.0, wall, cpu;
@@ -185,6 +186,12 @@ int main(int argc, char **argv)
 	if (argc < 3 || count == 0) {
 		fprintf(stderr, "usage: bench_scheduler DIR BOARDS [SLEEP_SECONDS]\n");
 		return 2;
+	}
+	/* a run holds a few descriptors (pipes of its commands, its files): a
+	 * thousand at once need more than a default soft limit of 1024 */
+	if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+		files.rlim_cur = files.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &files);
 	}
 	if (set_up(&bench, argv[1], count, seconds) != 0)
 		return 1;

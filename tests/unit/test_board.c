@@ -1,4 +1,5 @@
-/* Boards: drivers are found by the lab's names, and a wrong one is named with file:line:col. */
+/* Boards: drivers are found by the lab's names, and a wrong one is named with
+ * file:line:col; a console that prints without end is bounded on disk and in memory. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -199,10 +200,75 @@ static void test_example_rack_lab_opens(void **state)
 	close_lab(&scratch);
 }
 
+/* ---- a console that prints without end ----------------------------------------- */
+
+/* A console driver whose bytes the test hands over itself. */
+struct fed_console {
+	struct console base;
+	console_data_cb data_cb;
+	void *data;
+};
+
+static int fed_start(struct console *console, uint64_t retry_ms, console_data_cb data_cb,
+		     console_event_cb event_cb, void *data)
+{
+	struct fed_console *fed = (struct fed_console *)console;
+
+	(void)retry_ms;
+	(void)event_cb;
+	fed->data_cb = data_cb;
+	fed->data = data;
+	return 0;
+}
+
+static const struct console_ops fed_console_ops = { .name = "fed", .start = fed_start };
+
+/* 100 MB of console in one run: console.log stops at its limit and says how
+ * much it left out; the lines kept for the verdict stay within theirs. */
+static void test_endless_console_is_bounded_on_disk_and_in_memory(void **state)
+{
+	struct fed_console console = { .base = { .ops = &fed_console_ops } };
+	struct board board = { .name = "eb01", .console = &console.base };
+	char dir[] = "/tmp/rackbisect-test-board-XXXXXX", path[64], line[101], tail[512];
+	const uint64_t total = 100ull * 1000 * 1000;
+	uint64_t fed;
+	FILE *file;
+	long size;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/console.log", dir);
+	memset(line, 'x', sizeof(line) - 1);
+	line[sizeof(line) - 1] = '\n';
+	assert_int_equal(board_follow_console(&board), 0);
+	assert_int_equal(board_capture_start(&board, path), 0);
+	for (fed = 0; fed < total; fed += sizeof(line))
+		console.data_cb(&console.base, line, sizeof(line), console.data);
+	assert_true(board.capture.bytes <= 8u << 20);
+	assert_true(board.capture.dropped_lines > 0);
+	assert_int_equal(board.capture.unwritten_bytes, fed - BOARD_CAPTURE_MAX_FILE_BYTES);
+	board_capture_stop(&board);
+
+	assert_non_null(file = fopen(path, "r"));
+	assert_int_equal(fseek(file, 0, SEEK_END), 0);
+	size = ftell(file);
+	assert_true((uint64_t)size > BOARD_CAPTURE_MAX_FILE_BYTES);
+	assert_true((uint64_t)size < BOARD_CAPTURE_MAX_FILE_BYTES + sizeof(tail));
+	assert_int_equal(fseek(file, -(long)(sizeof(tail) - 1), SEEK_END), 0);
+	tail[fread(tail, 1, sizeof(tail) - 1, file)] = '\0';
+	fclose(file);
+	assert_non_null(strstr(tail, "bytes more, not written: this file stops at 64 MiB"));
+	assert_non_null(strstr(tail, "console lines beyond the limit"));
+	board_capture_reset(&board);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_virtual_lab_opens_every_driver),
+		cmocka_unit_test(test_endless_console_is_bounded_on_disk_and_in_memory),
 		cmocka_unit_test(test_kexec_boot_takes_initrd_and_command_line),
 		cmocka_unit_test(test_example_rack_lab_opens),
 		cmocka_unit_test(test_unknown_driver_is_named_where_it_is_written),
