@@ -229,21 +229,24 @@ static void test_endless_console_is_bounded_on_disk_and_in_memory(void **state)
 {
 	struct fed_console console = { .base = { .ops = &fed_console_ops } };
 	struct board board = { .name = "eb01", .console = &console.base };
-	char dir[] = "/tmp/rackbisect-test-board-XXXXXX", path[64], line[101], tail[512];
+	char dir[] = "/tmp/rackbisect-test-board-XXXXXX", path[64], tail[512];
+	static char chunk[656 * 101];	/* 656 lines of 100 characters, as a console read brings them */
 	const uint64_t total = 100ull * 1000 * 1000;
 	uint64_t fed;
+	size_t i;
 	FILE *file;
 	long size;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/console.log", dir);
-	memset(line, 'x', sizeof(line) - 1);
-	line[sizeof(line) - 1] = '\n';
+	memset(chunk, 'x', sizeof(chunk));
+	for (i = 100; i < sizeof(chunk); i += 101)
+		chunk[i] = '\n';
 	assert_int_equal(board_follow_console(&board), 0);
 	assert_int_equal(board_capture_start(&board, path), 0);
-	for (fed = 0; fed < total; fed += sizeof(line))
-		console.data_cb(&console.base, line, sizeof(line), console.data);
+	for (fed = 0; fed < total; fed += sizeof(chunk))
+		console.data_cb(&console.base, chunk, sizeof(chunk), console.data);
 	assert_true(board.capture.bytes <= 8u << 20);
 	assert_true(board.capture.dropped_lines > 0);
 	assert_int_equal(board.capture.unwritten_bytes, fed - BOARD_CAPTURE_MAX_FILE_BYTES);
