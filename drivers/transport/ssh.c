@@ -101,8 +101,7 @@ struct ssh_transport {
 	struct transport_connect_wait {
 		struct transport_connect_wait *next;
 		struct ssh_transport *transport;
-	} wait;
-	bool waiting;			/* queued on connect_limit */
+	} wait;				/* its place in connect_limit's line, when it waits */
 	bool holds_slot;		/* counted in connect_limit->in_flight */
 
 	ssh_session session;
@@ -707,19 +706,26 @@ static void stop_connect_timer(struct ssh_transport *transport)
 
 static void start_handshake(struct ssh_transport *transport);
 
+/* Takes this transport off the line of connects waiting for a slot, if it is on it. */
 static void leave_queue(struct ssh_transport *transport)
 {
-	struct transport_connect_limit *limit = transport->connect_limit;
-	struct transport_connect_wait **at = &limit->first;
+	struct transport_connect_wait **at = &transport->connect_limit->first;
 
 	while (*at && *at != &transport->wait)
 		at = &(*at)->next;
 	if (*at)
 		*at = transport->wait.next;
-	limit->last = NULL;
-	for (struct transport_connect_wait *w = limit->first; w; w = w->next)
-		limit->last = w;
-	transport->waiting = false;
+}
+
+/* Last in line (a line is as long as the boards that connect at once). */
+static void join_queue(struct ssh_transport *transport)
+{
+	struct transport_connect_wait **at = &transport->connect_limit->first;
+
+	while (*at)
+		at = &(*at)->next;
+	transport->wait.next = NULL;
+	*at = &transport->wait;
 }
 
 /* This handshake is over (or never began): its slot goes to the next in line. */
@@ -728,17 +734,15 @@ static void release_connect_slot(struct ssh_transport *transport)
 	struct transport_connect_limit *limit = transport->connect_limit;
 	struct transport_connect_wait *next;
 
-	if (transport->waiting)
-		leave_queue(transport);
+	if (!limit)
+		return;
+	leave_queue(transport);
 	if (!transport->holds_slot)
 		return;
 	transport->holds_slot = false;
 	limit->in_flight--;
 	if ((next = limit->first) != NULL) {
 		limit->first = next->next;
-		if (!limit->first)
-			limit->last = NULL;
-		next->transport->waiting = false;
 		start_handshake(next->transport);
 	}
 }
@@ -1043,13 +1047,7 @@ static int ssh_transport_connect(struct transport *base, transport_connect_cb ca
 	transport->connect_data = data;
 	transport->state = SESSION_CONNECTING;
 	if (limit && limit->max && limit->in_flight >= limit->max) {
-		transport->wait.next = NULL;
-		if (limit->last)
-			limit->last->next = &transport->wait;
-		else
-			limit->first = &transport->wait;
-		limit->last = &transport->wait;
-		transport->waiting = true;
+		join_queue(transport);
 		return 0;
 	}
 	start_handshake(transport);

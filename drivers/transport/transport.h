@@ -39,7 +39,7 @@ struct transport_connect_wait;
 struct transport_connect_limit {
 	unsigned int max;		/* 0: no limit */
 	unsigned int in_flight;
-	struct transport_connect_wait *first, *last;	/* waiting, in order */
+	struct transport_connect_wait *first;	/* waiting, in order */
 };
 
 struct transport_config {
