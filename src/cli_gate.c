@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <limits.h>
 #include <sys/stat.h>
 
 #include <jansson.h>
@@ -142,15 +141,13 @@ static int run_review(struct gate_command *command)
 	return gate_review_exit_code(command->review);
 }
 
-/* What `gate resume` needs to open the same session again. */
+/* What `gate resume` needs to open the same session again: the files the
+ * session found (a job named beside the checkout, too), made absolute. */
 static json_t *session_spec(struct gate_command *command)
 {
-	char job_path[PATH_MAX];
-
 	return json_pack("{s:o,s:o,s:o,s:s?}", "lab", cli_absolute_path_json(command->globals.lab_path),
 			 "state", cli_absolute_path_json(command->session.state.base),
-			 "job", cli_absolute_path_json(realpath(command->job_option, job_path)
-						       ? job_path : command->job_option),
+			 "job", cli_absolute_path_json(command->session.job->path),
 			 "board_selector", command->boards);
 }
 
