@@ -128,24 +128,23 @@ void board_capture_reset(struct board *board)
 static void on_console_data(struct console *console, const char *bytes, size_t length, void *data)
 {
 	struct board *board = data;
+	struct console_capture *capture = &board->capture;
+	uint64_t room;
+	size_t written;
 
 	(void)console;
-	struct console_capture *capture = &board->capture;
-	size_t room;
-
 	if (!capture->file)
 		return;
-	room = capture->file_bytes >= BOARD_CAPTURE_MAX_FILE_BYTES ? 0
-		: (size_t)(BOARD_CAPTURE_MAX_FILE_BYTES - capture->file_bytes);
-	if (length > room)
-		capture->unwritten_bytes += length - room;
-	if (room) {
-		fwrite(bytes, 1, length < room ? length : room, capture->file);
+	room = BOARD_CAPTURE_MAX_FILE_BYTES - capture->file_bytes;	/* file_bytes never passes it */
+	written = length < room ? length : (size_t)room;
+	if (written) {
+		fwrite(bytes, 1, written, capture->file);
 		fflush(capture->file);
-		capture->file_bytes += length < room ? length : room;
+		capture->file_bytes += written;
 	}
-	if (!board->capture.lines_held)
-		capture_feed(&board->capture, bytes, length);
+	capture->unwritten_bytes += length - written;
+	if (!capture->lines_held)
+		capture_feed(capture, bytes, length);
 }
 
 static void on_console_event(struct console *console, enum console_event event, const char *text,

@@ -1379,7 +1379,8 @@ struct record_kind {
 };
 
 /* RUN_COLUMNS name only runs' columns: a link table has none of theirs. */
-#define RECORD_SQL(table, columns, created, finished, finish_more, finish_more_cleared, link, key)                   \
+/* finish_more: what finishing sets besides (?5); reopen_more: what reopening clears of it. */
+#define RECORD_SQL(table, columns, created, finished, finish_more, reopen_more, link, key)      \
 	.create_sql = "INSERT INTO " table " (job, spec, state, " created ")"                  \
 		      " VALUES (?1, ?2, 0, ?3)",                                                 \
 	.state_sql = "SELECT state FROM " table " WHERE id = ?1",                                \
@@ -1387,7 +1388,7 @@ struct record_kind {
 	.finish_sql = "UPDATE " table " SET state = ?2, answer = ?3, " finished " = ?4"        \
 		      finish_more " WHERE id = ?1 AND state = 0",                                \
 	.reopen_sql = "UPDATE " table " SET state = 0, answer = NULL, " finished " = NULL"     \
-		      finish_more_cleared " WHERE id = ?1 AND state = 2",                        \
+		      reopen_more " WHERE id = ?1 AND state = 2",                                \
 	.get_sql = "SELECT " columns " FROM " table " WHERE id = ?1",                            \
 	.latest_sql = "SELECT " columns " FROM " table " ORDER BY id DESC LIMIT 1",              \
 	.link_sql = "INSERT INTO " link " (" key ", run_id, role) VALUES (?1, ?2, ?3)",          \
