@@ -29,6 +29,7 @@ struct console_capture {
 	FILE *file;		/* the run's console.log; NULL: not capturing */
 	char **lines;
 	size_t line_count;
+	size_t line_capacity;	/* lines has room for this many */
 	size_t bytes;
 	char partial[4096];	/* the line being received */
 	size_t partial_length;

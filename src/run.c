@@ -760,24 +760,28 @@ static void on_watchdog(uv_timer_t *timer)
 		start_fresh_probe(run);
 }
 
+/* The lines are counted first: a kernel log of thousands of lines grown a
+ * line at a time is copied thousands of times. */
 static char **split_lines(const char *text, size_t *count)
 {
-	char **lines = NULL;
-	const char *start = text;
-	size_t n = 0;
+	const char *start, *end;
+	char **lines;
+	size_t n = 0, most = 0;
 
-	while (text && *start) {
-		const char *end = strchr(start, '\n');
-		size_t length = end ? (size_t)(end - start) : strlen(start);
-		char **grown = realloc(lines, (n + 1) * sizeof(*lines));
-
-		if (!grown)
-			break;
-		lines = grown;
-		if (!(lines[n] = strndup(start, length)))
+	*count = 0;
+	for (start = text; start && *start; start = end ? end + 1 : "") {
+		end = strchr(start, '\n');
+		most++;
+	}
+	if (!most || !(lines = calloc(most, sizeof(*lines))))
+		return NULL;
+	for (start = text; n < most; start = end + 1) {
+		end = strchr(start, '\n');
+		if (!(lines[n] = strndup(start, end ? (size_t)(end - start) : strlen(start))))
 			break;
 		n++;
-		start += length + (end ? 1 : 0);
+		if (!end)
+			break;
 	}
 	*count = n;
 	return lines;

@@ -267,11 +267,54 @@ static void test_endless_console_is_bounded_on_disk_and_in_memory(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* Lines end at "\n" with any "\r" before it dropped, wherever the reads cut
+ * them; a line longer than a console line may be is cut, never lost. */
+static void test_console_lines_are_split_and_overlong_ones_cut(void **state)
+{
+	struct fed_console console = { .base = { .ops = &fed_console_ops } };
+	struct board board = { .name = "eb02", .console = &console.base };
+	char dir[] = "/tmp/rackbisect-test-board-XXXXXX", path[64];
+	static char text[6000 + 4095 + 64];
+	const size_t cut = sizeof(board.capture.partial) - 1;
+	size_t length = 0, at, step;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/console.log", dir);
+	length += (size_t)sprintf(text, "first\r\nsecond\n\r\n");
+	memset(text + length, 'a', 6000);	/* cut after 4095, the rest is a line */
+	length += 6000;
+	text[length++] = '\n';
+	memset(text + length, 'b', cut);	/* exactly as long as a line may be */
+	length += cut;
+	length += (size_t)sprintf(text + length, "\nlast without newline");
+	assert_int_equal(board_follow_console(&board), 0);
+	assert_int_equal(board_capture_start(&board, path), 0);
+	for (at = 0, step = 1; at < length; at += step, step = step * 3 % 1000 + 1)
+		console.data_cb(&console.base, text + at, at + step > length ? length - at : step,
+				console.data);
+	board_capture_hold_lines(&board);
+
+	assert_int_equal(board.capture.line_count, 7);
+	assert_string_equal(board.capture.lines[0], "first");
+	assert_string_equal(board.capture.lines[1], "second");
+	assert_string_equal(board.capture.lines[2], "");
+	assert_int_equal(strlen(board.capture.lines[3]), cut);
+	assert_int_equal(strlen(board.capture.lines[4]), 6000 - cut);
+	assert_int_equal(strspn(board.capture.lines[5], "b"), cut);
+	assert_int_equal(strlen(board.capture.lines[5]), cut);
+	assert_string_equal(board.capture.lines[6], "last without newline");
+	board_capture_reset(&board);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_virtual_lab_opens_every_driver),
 		cmocka_unit_test(test_endless_console_is_bounded_on_disk_and_in_memory),
+		cmocka_unit_test(test_console_lines_are_split_and_overlong_ones_cut),
 		cmocka_unit_test(test_kexec_boot_takes_initrd_and_command_line),
 		cmocka_unit_test(test_example_rack_lab_opens),
 		cmocka_unit_test(test_unknown_driver_is_named_where_it_is_written),
