@@ -30,7 +30,15 @@
 
 struct command_words {
 	char **words;			/* NULL-terminated; NULL when not configured */
+	char **shown;			/* for messages: "{env:NAME}" as written, not its value */
 	size_t count;
+};
+
+/* A word "{env:NAME}": its value is run, never shown; any output of the
+ * command that repeats it shows the word instead. */
+struct secret {
+	char *word;			/* "{env:NAME}" */
+	char *value;
 };
 
 struct command_power {
@@ -40,6 +48,8 @@ struct command_power {
 	struct command_words on;
 	struct command_words off;
 	struct command_words cycle;	/* words NULL: off, then on */
+	struct secret *secrets;
+	size_t secret_count;
 	struct power_request *pending;
 	size_t live_objects;		/* requests and commands not yet freed */
 	bool closing;
@@ -110,9 +120,23 @@ static void free_words(struct command_words *argv)
 {
 	size_t i;
 
-	for (i = 0; i < argv->count; i++)
+	for (i = 0; i < argv->count; i++) {
 		free(argv->words[i]);
+		free(argv->shown[i]);
+	}
 	free(argv->words);
+	free(argv->shown);
+}
+
+static void free_secrets(struct command_power *power)
+{
+	size_t i;
+
+	for (i = 0; i < power->secret_count; i++) {
+		free(power->secrets[i].word);
+		free(power->secrets[i].value);
+	}
+	free(power->secrets);
 }
 
 static void free_command_power(struct command_power *power)
@@ -120,6 +144,7 @@ static void free_command_power(struct command_power *power)
 	free_words(&power->on);
 	free_words(&power->off);
 	free_words(&power->cycle);
+	free_secrets(power);
 	free(power->board_name);
 	free(power->working_directory);
 	free(power);
@@ -153,18 +178,71 @@ static void tail_append(struct output_tail *tail, const char *bytes, size_t leng
 	tail->length += length;
 }
 
-/* The tail as text for an error message, without its trailing newlines. */
-static void tail_text(const struct output_tail *tail, char *out, size_t out_len)
+/* Each secret's value in `text` becomes its word, in place: a command that
+ * echoes its password (a verbose SNMP tool) must not carry it into the log,
+ * the run's files or the database. */
+static void hide_secrets(const struct command_power *power, char *text, size_t text_size)
 {
-	size_t length = tail->length;
+	size_t i;
+
+	for (i = 0; i < power->secret_count; i++) {
+		const struct secret *secret = &power->secrets[i];
+		size_t value_length = strlen(secret->value), word_length = strlen(secret->word);
+		char *at = text;
+
+		while ((at = strstr(at, secret->value))) {
+			size_t offset = (size_t)(at - text), tail;
+
+			if (offset + word_length >= text_size) {
+				*at = '\0';	/* no room for the word: the text ends before the value */
+				break;
+			}
+			tail = strlen(at + value_length) + 1;
+			if (offset + word_length + tail > text_size)
+				tail = text_size - offset - word_length;
+			memmove(at + word_length, at + value_length, tail);
+			text[text_size - 1] = '\0';
+			memcpy(at, secret->word, word_length);
+			at += word_length;
+		}
+	}
+}
+
+/* A tail cut at its front may begin with the end of a secret's value: those
+ * bytes go too (the text already says "..." there). */
+static size_t secret_end_at_start(const struct command_power *power, const char *text,
+				  size_t length)
+{
+	size_t i, k, skip = 0;
+
+	for (i = 0; i < power->secret_count; i++) {
+		const char *value = power->secrets[i].value;
+		size_t value_length = strlen(value);
+
+		for (k = value_length - 1; k > skip; k--)
+			if (k <= length && memcmp(text, value + value_length - k, k) == 0) {
+				skip = k;
+				break;
+			}
+	}
+	return skip;
+}
+
+/* The tail as text for an error message, without its trailing newlines. */
+static void tail_text(const struct command_power *power, const struct output_tail *tail,
+		      char *out, size_t out_len)
+{
+	size_t length = tail->length, skip = 0;
 
 	while (length && strchr("\r\n\t ", tail->bytes[length - 1]))
 		length--;
-	snprintf(out, out_len, "%s%.*s", tail->cut && length ? "..." : "", (int)length,
-		 tail->bytes);
+	if (tail->cut)
+		skip = secret_end_at_start(power, tail->bytes, length);
+	snprintf(out, out_len, "%s%.*s", tail->cut && length ? "..." : "", (int)(length - skip),
+		 tail->bytes + skip);
 }
 
-/* "pdu-switch 3 off" for messages, cut to fit. */
+/* "pdu-switch 3 off" for messages, cut to fit; a secret word as written. */
 static void command_text(const struct command_words *argv, char *out, size_t out_len)
 {
 	size_t used = 0, i;
@@ -172,7 +250,7 @@ static void command_text(const struct command_words *argv, char *out, size_t out
 	out[0] = '\0';
 	for (i = 0; i < argv->count && used < out_len; i++) {
 		int written = snprintf(out + used, out_len - used, "%s%s", i ? " " : "",
-				       argv->words[i]);
+				       argv->shown[i]);
 
 		if (written < 0)
 			break;
@@ -233,6 +311,7 @@ static void fail_request(struct power_request *request, int status, const char *
 		vsnprintf(text + prefix, sizeof(text) - (size_t)prefix, format, arguments);
 		va_end(arguments);
 	}
+	hide_secrets(request->owner, text, sizeof(text));
 	finish_request(request, status, text);
 }
 
@@ -280,12 +359,12 @@ static void step_done(struct power_request *request, struct command_run *run)
 	}
 	if (run->spawn_error) {
 		fail_request(request, -EIO, "could not be started: %s: %s",
-			     request->steps[request->step_index].argv->words[0],
+			     request->steps[request->step_index].argv->shown[0],
 			     uv_strerror(run->spawn_error));
 		return;
 	}
-	tail_text(run->stderr_tail.length ? &run->stderr_tail : &run->stdout_tail, output,
-		  sizeof(output));
+	tail_text(request->owner, run->stderr_tail.length ? &run->stderr_tail : &run->stdout_tail,
+		  output, sizeof(output));
 	if (run->term_signal) {
 		fail_request(request, -EIO, "was killed by signal %d%s%s", run->term_signal,
 			     *output ? ": " : "", output);
@@ -524,10 +603,43 @@ static bool is_known_option(const char *name)
 	return strcmp(name, "on") == 0 || strcmp(name, "off") == 0 || strcmp(name, "cycle") == 0;
 }
 
+/* "{env:NAME}" -> "NAME}", else NULL */
+static const char *env_word_name(const char *word)
+{
+	size_t length = strlen(word);
+
+	if (strncmp(word, "{env:", 5) != 0 || length < 7 || word[length - 1] != '}')
+		return NULL;
+	return word + 5;
+}
+
+static bool is_variable_name(const char *name, size_t length)
+{
+	size_t i;
+
+	for (i = 0; i < length; i++)
+		if (!(name[i] == '_' || (name[i] >= 'A' && name[i] <= 'Z') ||
+		      (name[i] >= 'a' && name[i] <= 'z') || (i && name[i] >= '0' && name[i] <= '9')))
+			return false;
+	return true;
+}
+
+/* The value of a "{env:NAME}" word's variable, or NULL when it is not set. */
+static const char *env_word_value(const char *word)
+{
+	const char *name = env_word_name(word);
+	char variable[256];
+
+	if (!name || strlen(name) > sizeof(variable))
+		return NULL;
+	snprintf(variable, sizeof(variable), "%.*s", (int)strlen(name) - 1, name);
+	return getenv(variable);
+}
+
 static int check_options(const struct lab_board *board, char *error, size_t error_len)
 {
 	const struct lab_driver *driver = &board->power;
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < driver->option_count; i++) {
 		const struct lab_driver_option *option = &driver->options[i];
@@ -544,6 +656,21 @@ static int check_options(const struct lab_board *board, char *error, size_t erro
 			return option_error(board, &option->where, error, error_len,
 					    "%s must not be empty: its first word is the program, "
 					    "e.g. [pdu-switch, '3', '%s']", option->name, option->name);
+		for (j = 0; j < option->value_count; j++) {
+			const char *name = env_word_name(option->values[j]);
+
+			if (name && !is_variable_name(name, strlen(name) - 1))
+				return option_error(board, &option->where, error, error_len,
+						    "%s: '%s' does not name an environment variable "
+						    "(letters, digits and _)", option->name,
+						    option->values[j]);
+			if (name && !env_word_value(option->values[j]))
+				return option_error(board, &option->where, error, error_len,
+						    "%s: '%s': the environment variable %.*s is not set "
+						    "(set it where rackbisect runs: a secret such as a PDU "
+						    "password stays out of the lab file)", option->name,
+						    option->values[j], (int)strlen(name) - 1, name);
+		}
 	}
 	if (!lab_driver_option(driver, "on"))
 		return option_error(board, &driver->where, error, error_len,
@@ -554,25 +681,55 @@ static int check_options(const struct lab_board *board, char *error, size_t erro
 	return 0;
 }
 
-/* Copies the words; one that is exactly "{board}" or "{host}" becomes the
- * board's name or host. Only whole words: anything else stays as written. */
-static int copy_words(const struct lab_board *board, const struct lab_driver_option *option,
-		      struct command_words *argv)
+/* Keeps a secret's value to hide it in messages (once per word). */
+static int remember_secret(struct command_power *power, const char *word, const char *value)
 {
+	struct secret *grown;
 	size_t i;
 
+	if (!*value)
+		return 0;	/* nothing to hide */
+	for (i = 0; i < power->secret_count; i++)
+		if (strcmp(power->secrets[i].word, word) == 0)
+			return 0;
+	grown = realloc(power->secrets, (power->secret_count + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	power->secrets = grown;
+	grown[power->secret_count].word = strdup(word);
+	grown[power->secret_count].value = strdup(value);
+	power->secret_count++;
+	if (!grown[power->secret_count - 1].word || !grown[power->secret_count - 1].value)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Copies the words; one that is exactly "{board}" or "{host}" becomes the
+ * board's name or host, one that is exactly "{env:NAME}" the variable's
+ * value (shown as written). Only whole words: anything else stays as written. */
+static int copy_words(struct command_power *power, const struct lab_board *board,
+		      const struct lab_driver_option *option, struct command_words *argv)
+{
+	size_t i;
+	int rc;
+
 	argv->words = calloc(option->value_count + 1, sizeof(char *));
-	if (!argv->words)
+	argv->shown = calloc(option->value_count + 1, sizeof(char *));
+	if (!argv->words || !argv->shown)
 		return -ENOMEM;
 	for (i = 0; i < option->value_count; i++) {
-		const char *word = option->values[i];
+		const char *written = option->values[i], *word = written;
+		const char *secret = env_word_value(written);
 
 		if (strcmp(word, "{board}") == 0)
 			word = board->name;
 		else if (strcmp(word, "{host}") == 0)
 			word = board->host;
+		else if (secret && (rc = remember_secret(power, written, secret)))
+			return rc;
 		argv->count = i + 1;	/* counted first, so free_words frees a partial copy */
-		if (!(argv->words[i] = strdup(word)))
+		if (!(argv->words[i] = strdup(secret ? secret : word)) ||
+		    !(argv->shown[i] = strdup(secret ? written : word)))
 			return -ENOMEM;
 	}
 	return 0;
@@ -596,11 +753,11 @@ static int copy_commands(struct command_power *power, const struct lab_board *bo
 	const struct lab_driver_option *cycle = lab_driver_option(&board->power, "cycle");
 	int rc;
 
-	rc = copy_words(board, lab_driver_option(&board->power, "on"), &power->on);
+	rc = copy_words(power, board, lab_driver_option(&board->power, "on"), &power->on);
 	if (!rc)
-		rc = copy_words(board, lab_driver_option(&board->power, "off"), &power->off);
+		rc = copy_words(power, board, lab_driver_option(&board->power, "off"), &power->off);
 	if (!rc && cycle)
-		rc = copy_words(board, cycle, &power->cycle);
+		rc = copy_words(power, board, cycle, &power->cycle);
 	return rc;
 }
 

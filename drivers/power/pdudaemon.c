@@ -169,19 +169,42 @@ static char *query_pair(const char *key, const char *value)
 	return pair;
 }
 
+/* The url for messages: a password in it ("http://user:PASSWORD@host", for
+ * a daemon behind an authenticating proxy) shown as ***, since messages go
+ * to the log, the run's files and the database. */
+static char *url_for_messages(const char *url)
+{
+	const char *authority = strstr(url, "://"), *end, *at, *colon;
+	char *shown;
+
+	if (!authority)
+		return strdup(url);
+	authority += 3;
+	end = authority + strcspn(authority, "/?#");
+	at = memrchr(authority, '@', (size_t)(end - authority));
+	colon = at ? memchr(authority, ':', (size_t)(at - authority)) : NULL;
+	if (!colon)
+		return strdup(url);
+	if (asprintf(&shown, "%.*s:***%s", (int)(colon - url), url, at) < 0)
+		return NULL;
+	return shown;
+}
+
 static int copy_options(struct pdudaemon_power *power, const struct lab_board *board)
 {
 	const struct lab_driver *driver = &board->power;
 	const struct lab_driver_option *alias = lab_driver_option(driver, "alias");
 	const struct lab_driver_option *delay = lab_driver_option(driver, "delay");
 	const char *url = lab_driver_option(driver, "url")->values[0];
-	char *first = NULL, *second = NULL;
+	char *first = NULL, *second = NULL, *shown = url_for_messages(url);
 	int rc = 0;
 
+	if (!shown)
+		return -ENOMEM;
 	power->url = strndup(url, strlen(url) - (url[strlen(url) - 1] == '/'));
 	if (alias) {
 		power->query = query_pair("alias", alias->values[0]);
-		if (asprintf(&power->switch_name, "alias %s at %s", alias->values[0], url) < 0)
+		if (asprintf(&power->switch_name, "alias %s at %s", alias->values[0], shown) < 0)
 			power->switch_name = NULL;
 	} else {
 		const char *hostname = lab_driver_option(driver, "hostname")->values[0];
@@ -191,7 +214,7 @@ static int copy_options(struct pdudaemon_power *power, const struct lab_board *b
 		second = query_pair("port", port);
 		if (first && second && asprintf(&power->query, "%s&%s", first, second) < 0)
 			power->query = NULL;
-		if (asprintf(&power->switch_name, "PDU %s port %s at %s", hostname, port, url) < 0)
+		if (asprintf(&power->switch_name, "PDU %s port %s at %s", hostname, port, shown) < 0)
 			power->switch_name = NULL;
 	}
 	if (delay)
@@ -202,6 +225,7 @@ static int copy_options(struct pdudaemon_power *power, const struct lab_board *b
 		rc = -ENOMEM;
 	free(first);
 	free(second);
+	free(shown);
 	return rc;
 }
 

@@ -725,6 +725,62 @@ static void test_command_power_failure_names_the_command_and_its_stderr(void **s
 	power->ops->close(power);
 }
 
+/* A PDU password given as {env:NAME}: the command gets the value; every text
+ * the driver gives back (and so the log, the run's files, the database)
+ * shows the word, even when the command prints the password itself, and
+ * even when its output was cut in the middle of one. */
+static void test_command_power_secret_from_the_environment_is_never_shown(void **state)
+{
+	static const char secret[] = "hunter2-s3cret";
+	struct fixture *fixture = *state;
+	char output[128], lines[1024];
+	struct power *power;
+	struct outcome *outcome;
+	char *written;
+	int pad;
+
+	assert_int_equal(setenv("RB_TEST_PDU_PASSWORD", secret, 1), 0);
+	scratch_path(fixture, "password", output, sizeof(output));
+	snprintf(lines, sizeof(lines),
+		 "      driver: command\n"
+		 "      on: [/bin/sh, -c, 'printf %%s \"$1\" > \"$0\"; echo \"login as admin/$1 refused\" >&2; exit 3',"
+		 " '%s', '{env:RB_TEST_PDU_PASSWORD}']\n"
+		 "      off: [/bin/sh, -c, 'i=0; while [ $i -lt 400 ]; do printf \"%%s\\n\" \"$0\" >&2;"
+		 " i=$((i + 1)); done; pad=; while [ ${#pad} -lt $RB_TEST_PAD ]; do pad=z$pad; done;"
+		 " echo $pad >&2; exit 1', '{env:RB_TEST_PDU_PASSWORD}']\n",
+		 output);
+	power = command_power(fixture, lines);
+	outcome = request_and_wait(fixture, power, POWER_ON, 15000, 20000);
+	assert_int_equal(outcome->status, -EIO);
+	written = read_file(output);
+	assert_string_equal(written, secret);	/* the command got the value */
+	free(written);
+	assert_contains(outcome->error_text, "password {env:RB_TEST_PDU_PASSWORD}' exited with status 3: "
+					     "login as admin/{env:RB_TEST_PDU_PASSWORD} refused");
+	assert_null(strstr(outcome->error_text, secret));
+
+	/* 400 lines of the password, then a line of RB_TEST_PAD z's: the kept
+	 * tail (its last 2 KiB) starts inside a password, at every place in turn */
+	for (pad = 1; pad <= (int)sizeof(secret); pad++) {
+		const char *after;
+		char text[16];
+
+		snprintf(text, sizeof(text), "%d", pad);
+		assert_int_equal(setenv("RB_TEST_PAD", text, 1), 0);
+		outcome = request_and_wait(fixture, power, POWER_OFF, 15000, 20000);
+		assert_int_equal(outcome->status, -EIO);
+		assert_non_null(after = strstr(outcome->error_text, "exited with status 1: ..."));
+		after += strlen("exited with status 1: ...");
+		if (*after != '\n' && *after != '{')
+			fail_msg("the tail starts with part of the password: %.20s", after);
+		assert_null(strstr(outcome->error_text, secret));
+		assert_contains(outcome->error_text, "\n{env:RB_TEST_PDU_PASSWORD}\nz");
+	}
+	unsetenv("RB_TEST_PAD");
+	power->ops->close(power);
+	unsetenv("RB_TEST_PDU_PASSWORD");
+}
+
 static void test_command_power_missing_program_is_eio(void **state)
 {
 	struct fixture *fixture = *state;
@@ -950,6 +1006,22 @@ static void test_command_power_refuses_bad_options(void **state)
 			       9, 11,
 			       "on must not be empty: its first word is the program, "
 			       "e.g. [pdu-switch, '3', 'on']");
+	unsetenv("RB_NO_SUCH_PDU_PASSWORD");
+	assert_command_refused(fixture,
+			       "      driver: command\n"
+			       "      on: [pdu-switch, '3', 'on', '{env:RB_NO_SUCH_PDU_PASSWORD}']\n"
+			       "      off: [pdu-switch, '3', 'off']\n",
+			       9, 11,
+			       "on: '{env:RB_NO_SUCH_PDU_PASSWORD}': the environment variable "
+			       "RB_NO_SUCH_PDU_PASSWORD is not set (set it where rackbisect runs: a "
+			       "secret such as a PDU password stays out of the lab file)");
+	assert_command_refused(fixture,
+			       "      driver: command\n"
+			       "      on: [pdu-switch, '3', 'on']\n"
+			       "      off: [pdu-switch, '{env:3 off}']\n",
+			       10, 12,
+			       "off: '{env:3 off}' does not name an environment variable "
+			       "(letters, digits and _)");
 }
 
 /* ---- the pdudaemon power switch ------------------------------------------------------ */
@@ -1095,6 +1167,19 @@ static void test_pdudaemon_power_failures_name_the_pdu(void **state)
 			PDUDAEMON_URL "): on: ");
 	power->ops->close(power);
 
+	/* a password in the url (a daemon behind an authenticating proxy) is
+	 * never in a message: they go to the log, run files and database */
+	if (load_command_lab(fixture, "      driver: pdudaemon\n"
+				      "      url: \"http://admin:pdu-s3cret@127.77.12.1:16421/\"\n"
+				      "      hostname: rack\n      port: 3\n"))
+		fail_msg("lab did not load: %s", fixture->error);
+	power = create_power(fixture, &pdudaemon_power_ops, "r1");
+	outcome = request_and_wait(fixture, power, POWER_ON, 5000, 10000);
+	assert_int_equal(outcome->status, -ECONNREFUSED);
+	assert_contains(outcome->error_text, "(PDU rack port 3 at http://admin:***@127.77.12.1:16421/): on: ");
+	assert_null(strstr(outcome->error_text, "s3cret"));
+	power->ops->close(power);
+
 	start_pdudaemon(fixture);
 	power = pdudaemon_power(fixture, "nowhere", "3");
 	outcome = request_and_wait(fixture, power, POWER_OFF, 10000, 15000);
@@ -1171,6 +1256,8 @@ int main(void)
 			test_command_power_substitutes_whole_words_without_a_shell, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_command_power_failure_names_the_command_and_its_stderr, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_command_power_secret_from_the_environment_is_never_shown,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_power_missing_program_is_eio, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_command_power_timeout_kills_the_command, setup,
