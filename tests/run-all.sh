@@ -19,8 +19,10 @@ export RACKBISECT_BUILD=$(cd "$build" && pwd)
 # An integration test whose header has the line "# lane: own" runs in the
 # background from the start, beside everything else: it spends most of its
 # time waiting on its own boards, and the other tests need not wait for it.
-# One with "# lane: last" runs alone after all the others: a QEMU board under
-# software emulation needs the CPU the other lanes would take.
+# One with "# lane: last" runs after all the others: a QEMU board under
+# software emulation needs the CPU the other lanes would take. It runs on one
+# core; one with "# lane: end" runs beside it, on the other (the fault matrix:
+# its hang and boot limits are met only on a host not loaded by every lane).
 # start_own_lane TEST LIMIT COMMAND...: runs COMMAND in the background with its
 # output, status and seconds beside a new log; sets lane_entry to "TEST:LOG".
 start_own_lane() {
@@ -137,7 +139,7 @@ done
 for t in tests/integration/test_*.sh; do
 	[ -f "$t" ] || continue
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
-	grep -q -E '^# lane: (own|last)$' "$t" && continue
+	grep -q -E '^# lane: (own|last|end)$' "$t" && continue
 	run_integration "$t"
 done
 
@@ -147,11 +149,22 @@ finish_own_lanes unit count_unit $unit_own_lane
 # shellcheck disable=SC2086
 finish_own_lanes integration count_integration $own_lane
 
+end_lane=""
+for t in tests/integration/test_*.sh; do
+	[ -f "$t" ] || continue
+	case "$t" in *"$filter"*) ;; *) continue ;; esac
+	grep -q '^# lane: end$' "$t" || continue
+	start_own_lane "$t" 1500 bash "$t"
+	end_lane="$end_lane $lane_entry"
+done
 for t in tests/integration/test_*.sh; do
 	[ -f "$t" ] || continue
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
 	grep -q '^# lane: last$' "$t" && run_integration "$t"
 done
+wait	# the end lane
+# shellcheck disable=SC2086
+finish_own_lanes integration count_integration $end_lane
 
 echo "seconds per test:$(echo "$timings" | tr ' ' '\n' | sort -t: -k2 -rn | tr '\n' ' ')"
 cat "$failed_checks"

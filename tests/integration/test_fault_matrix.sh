@@ -29,7 +29,7 @@
 #   is room again, the next run works. 10 seeds.
 #
 # Prints "ok N - ..." / "not ok N - ..."; every wait is on an event with a timeout.
-# lane: own
+# lane: end
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -138,9 +138,28 @@ lab_json() { "$vlab" status "$1" --state "$state" --json; }
 section "run: 104 boards, every fault x 10 seeds"
 "$rb" lab up "$run_lab" --state "$state" >"$work/run-up.out" 2>&1
 check "the run lab is up (104 boards)" test $? -eq 0
-"$rb" run "$work/w1.yaml" --lab "$run_lab" --state "$state" --tree "$work/tree" --commit v3.3 \
-	--json >"$work/run.json" 2>"$work/run.err"
-check "run: exit 1 (the hangs under the kernel under test are FAILs)" test $? -eq 1
+# In four batches of 26 boards, each with every kind and a clean board: 104
+# runs at once beside make check's other lanes left a board seconds from
+# its turn on the CPU, past the limits above.
+batch=0
+statuses=
+for seeds in "1 2 3" "4 5 6" "7 8" "9 10"; do
+	batch=$((batch + 1))
+	boards=clean-$batch
+	for kind in $kinds; do
+		for seed in $seeds; do boards="$boards,$kind-$seed"; done
+	done
+	"$rb" run "$work/w1.yaml" --lab "$run_lab" --state "$state" --tree "$work/tree" --commit v3.3 \
+		--boards "$boards" --json >"$work/run-$batch.json" 2>"$work/run-$batch.err"
+	statuses="$statuses $?"
+done
+cat "$work"/run-[1-4].err >"$work/run.err"
+python3 -c '
+import json, sys
+print(json.dumps({"runs": [r for f in sys.argv[1:] for r in json.load(open(f))["runs"]]}))' \
+	"$work"/run-[1-4].json >"$work/run.json"
+check "run: every batch exits 1 (the hangs under the kernel under test are FAILs)" \
+	test "$statuses" = " 1 1 1 1"
 lab_json "$run_lab" >"$work/run-lab.json"
 "$rb" runs --last 100000 --json --state "$state" >"$work/run-runs.json" 2>"$work/runs.err"
 check "runs --json lists the stored runs" test -s "$work/run-runs.json"
