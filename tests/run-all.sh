@@ -50,14 +50,21 @@ finish_own_lanes() {
 	done
 }
 
-own_lane=""
-for t in tests/integration/test_*.sh; do
-	[ -f "$t" ] || continue
-	case "$t" in *"$filter"*) ;; *) continue ;; esac
-	grep -q '^# lane: own$' "$t" || continue
-	start_own_lane "$t" 1500 bash "$t"
-	own_lane="$own_lane $lane_entry"
-done
+# start_lane LANE: starts every integration test whose header says
+# "# lane: LANE" in the background; sets lane_entries to their entries
+start_lane() {
+	lane_entries=""
+	for t in tests/integration/test_*.sh; do
+		[ -f "$t" ] || continue
+		case "$t" in *"$filter"*) ;; *) continue ;; esac
+		grep -q "^# lane: $1\$" "$t" || continue
+		start_own_lane "$t" 1500 bash "$t"
+		lane_entries="$lane_entries $lane_entry"
+	done
+}
+
+start_lane own
+own_lane=$lane_entries
 
 # count_integration NAME LOG STATUS: adds a finished integration test's checks
 count_integration() {
@@ -149,14 +156,8 @@ finish_own_lanes unit count_unit $unit_own_lane
 # shellcheck disable=SC2086
 finish_own_lanes integration count_integration $own_lane
 
-end_lane=""
-for t in tests/integration/test_*.sh; do
-	[ -f "$t" ] || continue
-	case "$t" in *"$filter"*) ;; *) continue ;; esac
-	grep -q '^# lane: end$' "$t" || continue
-	start_own_lane "$t" 1500 bash "$t"
-	end_lane="$end_lane $lane_entry"
-done
+start_lane end
+end_lane=$lane_entries
 for t in tests/integration/test_*.sh; do
 	[ -f "$t" ] || continue
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
