@@ -603,14 +603,16 @@ static bool is_known_option(const char *name)
 	return strcmp(name, "on") == 0 || strcmp(name, "off") == 0 || strcmp(name, "cycle") == 0;
 }
 
-/* "{env:NAME}" -> "NAME}", else NULL */
-static const char *env_word_name(const char *word)
+/* A word that is exactly "{env:NAME}": true, with where NAME starts and its length. */
+static bool env_word(const char *word, const char **name, int *name_length)
 {
 	size_t length = strlen(word);
 
 	if (strncmp(word, "{env:", 5) != 0 || length < 7 || word[length - 1] != '}')
-		return NULL;
-	return word + 5;
+		return false;
+	*name = word + 5;
+	*name_length = (int)(length - 6);
+	return true;
 }
 
 static bool is_variable_name(const char *name, size_t length)
@@ -627,12 +629,13 @@ static bool is_variable_name(const char *name, size_t length)
 /* The value of a "{env:NAME}" word's variable, or NULL when it is not set. */
 static const char *env_word_value(const char *word)
 {
-	const char *name = env_word_name(word);
+	const char *name;
 	char variable[256];
+	int length;
 
-	if (!name || strlen(name) > sizeof(variable))
+	if (!env_word(word, &name, &length) || (size_t)length >= sizeof(variable))
 		return NULL;
-	snprintf(variable, sizeof(variable), "%.*s", (int)strlen(name) - 1, name);
+	snprintf(variable, sizeof(variable), "%.*s", length, name);
 	return getenv(variable);
 }
 
@@ -657,19 +660,22 @@ static int check_options(const struct lab_board *board, char *error, size_t erro
 					    "%s must not be empty: its first word is the program, "
 					    "e.g. [pdu-switch, '3', '%s']", option->name, option->name);
 		for (j = 0; j < option->value_count; j++) {
-			const char *name = env_word_name(option->values[j]);
+			const char *name;
+			int length;
 
-			if (name && !is_variable_name(name, strlen(name) - 1))
+			if (!env_word(option->values[j], &name, &length))
+				continue;
+			if (!is_variable_name(name, (size_t)length))
 				return option_error(board, &option->where, error, error_len,
 						    "%s: '%s' does not name an environment variable "
 						    "(letters, digits and _)", option->name,
 						    option->values[j]);
-			if (name && !env_word_value(option->values[j]))
+			if (!env_word_value(option->values[j]))
 				return option_error(board, &option->where, error, error_len,
 						    "%s: '%s': the environment variable %.*s is not set "
 						    "(set it where rackbisect runs: a secret such as a PDU "
 						    "password stays out of the lab file)", option->name,
-						    option->values[j], (int)strlen(name) - 1, name);
+						    option->values[j], length, name);
 		}
 	}
 	if (!lab_driver_option(driver, "on"))

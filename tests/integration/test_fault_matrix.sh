@@ -9,7 +9,7 @@
 # answers. Seed s (1..10) picks the event each strikes at.
 #
 # run: 100 boards, every fault x 10 seeds (one fault each), 4 clean boards,
-#   W1 on v3.3. Each board's struck fault must be classified as DESIGN.md
+#   W1 on v3.3, in four `run`s of 26 boards. Each board's struck fault must be classified as DESIGN.md
 #   says (INFRA for the lab's trouble, SKIP for a boot that never came up,
 #   FAIL(hang) for a hang under the kernel under test), with a cause that
 #   names the board; any other run on that board passes, or is lab trouble
@@ -27,6 +27,9 @@
 #   a crash; a 3 says "No space left on device" and where; the database
 #   passes integrity_check and keeps every result stored before; once there
 #   is room again, the next run works. 10 seeds.
+# A power switch whose command fails printing its password ({env:NAME}):
+#   the messages show the word; the value is in no output, log, run file
+#   or database.
 #
 # Prints "ok N - ..." / "not ok N - ..."; every wait is on an event with a timeout.
 # lane: end
@@ -74,8 +77,9 @@ YAML
 # The run lab: board KIND-SEED has that one fault. A workload fault strikes
 # at the seed's workload tool call (1..9, W1 makes more); a power fault
 # needs a power cycle, so its board also hangs during the workload.
-# 104 boards keep both cores busy: a board may take seconds to answer, so
-# silence is a hang only after 30 s here (a rack's default is 120).
+# A batch of 26 boards beside the QEMU board keeps both cores busy: a board
+# may take seconds to answer, so silence is a hang only after 30 s here (a
+# rack's default is 120).
 limits="{boot: 30, hang: 30, power: 15}"
 n=0
 {
