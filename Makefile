@@ -187,10 +187,12 @@ check: $(DEPS_STAMP) all $(BUILD)/asan/rackbisect $(BUILD)/asan/rackbisect-vlab 
 demo: $(DEPS_STAMP) all
 	@$(RUN_CLEAN) bash drivers/virtual/demo.sh $(CURDIR)/$(BUILD)
 
-# The seeded fault matrix (issue 9) alone, about 6 minutes; `make check` runs
-# it too, beside the QEMU board at the end (tests/run-all.sh, "lane: end").
+# The seeded fault matrix (issue 9) alone, its two halves one after the
+# other, about 6 minutes; `make check` runs them too, at once, beside the
+# QEMU board at the end (tests/run-all.sh, "lane: end").
 check-faults: $(DEPS_STAMP) all $(BUILD)/asan/rackbisect $(BUILD)/asan/rackbisect-vlab
-	@$(RUN_CLEAN) RACKBISECT_BUILD=$(CURDIR)/$(BUILD) bash tests/integration/test_fault_matrix.sh
+	@$(RUN_CLEAN) RACKBISECT_BUILD=$(CURDIR)/$(BUILD) sh -c \
+		'bash tests/integration/test_fault_matrix.sh; a=$$?; bash tests/integration/test_fault_gate.sh && exit $$a'
 
 bench: $(DEPS_STAMP) $(BENCH_DEPS_STAMP) all $(BUILD)/bench/bench_sim $(BUILD)/bench/bench_fanout \
 	$(BUILD)/bench/bench_bisect $(BUILD)/bench/bench_scheduler

@@ -123,6 +123,25 @@ static void close_interrupted_runs(struct lab_session *session)
 	store_run_list_release(&list);
 }
 
+/* $RACKBISECT_KERNEL_CACHE, else <state>/kernels. One cache may serve
+ * several state directories (a nightly's lab and a gate's, or the tests of
+ * one `make check`): entries are keyed by content and appear whole, by
+ * rename, so coordinators building the same commit at once are safe. */
+static int kernel_cache_dir(const char *state_dir, char *out, size_t len)
+{
+	const char *chosen = getenv("RACKBISECT_KERNEL_CACHE");
+	char cwd[PATH_MAX];
+
+	if (!chosen || !*chosen)
+		return path_format(out, len, "%s/kernels", state_dir);
+	if (chosen[0] == '/')
+		return path_format(out, len, "%s", chosen);
+	/* builds hand it to git in their worktrees: it must not depend on a cwd */
+	if (!getcwd(cwd, sizeof(cwd)))
+		return -errno;
+	return path_format(out, len, "%s/%s", cwd, chosen);
+}
+
 static int find_paths(struct lab_session *session, const struct lab_session_options *options)
 {
 	if (cli_state(session->lab, options->globals, &session->state, session->database,
@@ -133,8 +152,7 @@ static int find_paths(struct lab_session *session, const struct lab_session_opti
 		return CLI_EXIT_USAGE;
 	}
 	if (path_format(session->runs_dir, sizeof(session->runs_dir), "%s/runs", session->state.base) ||
-	    path_format(session->cache_dir, sizeof(session->cache_dir), "%s/kernels",
-			session->state.base))
+	    kernel_cache_dir(session->state.base, session->cache_dir, sizeof(session->cache_dir)))
 		return CLI_EXIT_USAGE;
 	return 0;
 }

@@ -45,8 +45,9 @@ static const char usage[] =
 	"                                   XML, KCIDB JSON, or text\n"
 	"\n"
 	"LAB defaults to labs/virtual.yaml; the state (database, run logs, console\n"
-	"captures) lives in --state DIR, default $XDG_STATE_HOME/rackbisect.\n"
-	"`rackbisect COMMAND --help` says more.\n";
+	"captures) lives in --state DIR, default $XDG_STATE_HOME/rackbisect; kernel\n"
+	"builds in its kernels/, or in $RACKBISECT_KERNEL_CACHE (one cache for several\n"
+	"state directories). `rackbisect COMMAND --help` says more.\n";
 
 static const struct {
 	const char *name;

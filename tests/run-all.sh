@@ -15,14 +15,20 @@ timings=""		# "name:seconds ..." of each test, slowest first at the end
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export RACKBISECT_BUILD=$(cd "$build" && pwd)
+# One kernel build cache for every test: most bisect the same model kernel
+# histories (same seed, same tree ids), and building them was a large part
+# of the suite's CPU. A test that looks into its state's kernels/ unsets it.
+kernel_cache=$(mktemp -d /tmp/rackbisect-check-kernels-XXXXXX)
+export RACKBISECT_KERNEL_CACHE=$kernel_cache
 
 # An integration test whose header has the line "# lane: own" runs in the
 # background from the start, beside everything else: it spends most of its
 # time waiting on its own boards, and the other tests need not wait for it.
 # One with "# lane: last" runs after all the others: a QEMU board under
 # software emulation needs the CPU the other lanes would take. It runs on one
-# core; one with "# lane: end" runs beside it, on the other (the fault matrix:
-# its hang and boot limits are met only on a host not loaded by every lane).
+# core; those with "# lane: end" run beside it, on the other (the fault
+# matrix's two halves: mostly waiting on their hang and boot limits, which are
+# met only on a host not loaded by every lane).
 # start_own_lane TEST LIMIT COMMAND...: runs COMMAND in the background with its
 # output, status and seconds beside a new log; sets lane_entry to "TEST:LOG".
 start_own_lane() {
@@ -169,7 +175,7 @@ finish_own_lanes integration count_integration $end_lane
 
 echo "seconds per test:$(echo "$timings" | tr ' ' '\n' | sort -t: -k2 -rn | tr '\n' ' ')"
 cat "$failed_checks"
-rm -f "$failed_checks"
+rm -rf "$failed_checks" "$kernel_cache"
 [ -n "$failed_names" ] && echo "failing:$failed_names"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

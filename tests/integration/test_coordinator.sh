@@ -219,6 +219,17 @@ check "build break: run exits 1 (SKIP is not PASS)" test $? -eq 1
 check "build break: every cell SKIP" bash -c "grep -E '^cb03 ' '$work/break.out' | grep -q 'SKIP *SKIP *SKIP *SKIP'"
 rbx test "$job" --tree "$work/tree" --commit "$broken" --boards cb03 >/dev/null 2>&1
 check "build break: test exits 125" test $? -eq 125
+# RACKBISECT_KERNEL_CACHE (make check sets one for all its tests): a new,
+# empty one builds again what the cache before held, and keeps it
+shared=$work/shared-kernels
+for n in 1 2; do
+	RACKBISECT_KERNEL_CACHE=$shared rbx run "$job" --tree "$work/tree" --commit "$broken" \
+		--boards cb03 >"$work/shared-$n.out" 2>"$work/shared-$n.err"
+done
+check "RACKBISECT_KERNEL_CACHE: the build is made and kept there" \
+	bash -c "ls '$shared'/*/failed >/dev/null && grep -q 'event=build-failed' '$work/shared-1.err' &&
+		 ! grep -q 'event=build-failed.*(cached)' '$work/shared-1.err'"
+check "... and found there the next time" contains "$work/shared-2.err" "event=build-failed.*(cached)"
 
 section "git bisect run"
 # ---- git bisect run names the culprit ------------------------------------------------------------
