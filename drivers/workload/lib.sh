@@ -172,10 +172,34 @@ rb_validate_common() {
 	rb_seed=$rb_uint
 }
 
-# ---- arithmetic (awk; the values are validated numbers) ---------------------
+# ---- arithmetic (the values are validated numbers) ---------------------------
 
-rb_gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 > b + 0) }'; }
-rb_ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
+# rb_exact_ms VALUE: 0, with rb_ms set, when VALUE is a decimal of at most
+# three decimals (what options and uptimes have): whole milliseconds then
+# compare exactly as awk's doubles would.
+rb_exact_ms() {
+	rb_is_decimal "$1" || return 1
+	case $1 in *.????*) return 1 ;; esac
+	[ "${#1}" -le 13 ] || return 1
+	rb_ms "$1"
+}
+
+# rb_gt A B / rb_ge A B: A > B, A >= B; by the shell when it can be exact
+# (an awk is a process: several per run add up on a lab's thousands of runs)
+rb_gt() {
+	if rb_exact_ms "$1" && rb_a_ms=$rb_ms && rb_exact_ms "$2"; then
+		[ "$rb_a_ms" -gt "$rb_ms" ]
+	else
+		awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 > b + 0) }'
+	fi
+}
+rb_ge() {
+	if rb_exact_ms "$1" && rb_a_ms=$rb_ms && rb_exact_ms "$2"; then
+		[ "$rb_a_ms" -ge "$rb_ms" ]
+	else
+		awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'
+	fi
+}
 # rb_calc EXPR_OF_a_b A B [FORMAT]: prints the expression's value
 rb_calc() {
 	awk -v a="$2" -v b="$3" -v fmt="${4:-%.3f}" "BEGIN { printf fmt \"\\n\", $1 }"
@@ -260,15 +284,30 @@ rb_require() {
 }
 
 # Exit 3 unless iw lists the interface; sets rb_phy (phy0) for debugfs.
+# `iw dev` says "phy#0" at the start of a line, then "\tInterface wlan0".
 rb_require_interface() {
-	rb_phy=$(iw dev 2>/dev/null | awk -v ifc="$rb_iface" '
-		/^phy#/ { phy = "phy" substr($1, 5) }
-		$1 == "Interface" && $2 == ifc { found = phy; exit }
-		END { print found }')
-	if [ -z "$rb_phy" ]; then
-		rb_have=$(iw dev 2>/dev/null | awk '$1 == "Interface" { printf " %s", $2 }')
-		rb_missing "no wireless interface $rb_iface (iw dev lists:${rb_have:- none})"
-	fi
+	rb_out=$(iw dev 2>/dev/null)
+	rb_phy=
+	rb_have=
+	rb_this_phy=
+	while IFS= read -r rb_line; do
+		case $rb_line in
+		phy#*)
+			rb_this_phy=${rb_line%%[ 	]*}
+			rb_this_phy=phy${rb_this_phy#phy#}
+			continue
+			;;
+		esac
+		rb_trim_leading "$rb_line"
+		case $rb_trimmed in "Interface "* | "Interface	"*) ;; *) continue ;; esac
+		rb_trim_leading "${rb_trimmed#Interface}"
+		rb_name=${rb_trimmed%%[ 	]*}
+		rb_have="$rb_have $rb_name"
+		[ -n "$rb_phy" ] || [ "$rb_name" != "$rb_iface" ] || rb_phy=$rb_this_phy
+	done <<EOF
+$rb_out
+EOF
+	[ -n "$rb_phy" ] || rb_missing "no wireless interface $rb_iface (iw dev lists:${rb_have:- none})"
 }
 
 # ---- kernel log ----------------------------------------------------------------
@@ -588,7 +627,14 @@ rb_setup() {
 	rb_setup_mark_count=$rb_mark_count
 	rb_setup_mark_last=$rb_mark_last
 	rb_setup_ok=1
-	rb_link_flags=$(ip link show "$rb_iface" 2>/dev/null | awk 'NR == 1 { print $3 }')
+	# "3: wlan0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 ...": the third word
+	rb_out=$(ip link show "$rb_iface" 2>/dev/null)
+	rb_trim_leading "${rb_out%%"$RB_NL"*}"
+	rb_link_flags=${rb_trimmed#*[ 	]}
+	rb_trim_leading "$rb_link_flags"
+	rb_link_flags=${rb_trimmed#*[ 	]}
+	rb_trim_leading "$rb_link_flags"
+	rb_link_flags=${rb_trimmed%%[ 	]*}
 	case $rb_link_flags in
 	'<'UP[,\>]* | '<'*,UP[,\>]*) ;;
 	*)
@@ -622,7 +668,17 @@ rb_setup() {
 # test 1 instead, see rb_setup_failed_report).
 rb_setup_print() {
 	[ "$rb_setup_ok" = 0 ] || printf '%s' "$rb_setup_diag"
-	echo "# power_save: $(iw dev "$rb_iface" get power_save 2>/dev/null | awk -F': ' '{ print $2; exit }')"
+	# "Power save: on"
+	rb_out=$(iw dev "$rb_iface" get power_save 2>/dev/null)
+	rb_line=${rb_out%%"$RB_NL"*}
+	case $rb_line in
+	*": "*)
+		rb_line=${rb_line#*: }
+		rb_line=${rb_line%%": "*}
+		;;
+	*) rb_line= ;;
+	esac
+	echo "# power_save: $rb_line"
 }
 
 # rb_setup_failed_report NAME_OF_TEST_1: the setup failure as test 1

@@ -5,7 +5,8 @@
 # Prints KTAP: one test per cycle. See README.md beside this file.
 set -u
 # shellcheck source=drivers/workload/lib.sh
-. "$(dirname "$0")/lib.sh"
+# beside this script (${0%/*}: dirname would be one more process per run)
+case $0 in */*) . "${0%/*}/lib.sh" ;; *) . ./lib.sh ;; esac
 
 cycles=20
 down_time=1

@@ -1064,9 +1064,11 @@ static void start_pdudaemon(struct fixture *fixture)
 	rc = test_child_start(&fixture->loop, daemon, argv);
 	if (rc)
 		fail_msg("cannot start pdudaemon (make deps installs it): %s", uv_strerror(rc));
-	if (!run_until(&fixture->loop, pdudaemon_listening, daemon, 30000) || daemon->exited) {
+	/* a Python program's imports: over 30 s once, early in make check, while
+	 * every lane was starting its boards */
+	if (!run_until(&fixture->loop, pdudaemon_listening, daemon, 120000) || daemon->exited) {
 		fprintf(stderr, "pdudaemon said:\n%s\n", daemon->stderr_text);
-		fail_msg("pdudaemon did not listen within 30 s (its words above)");
+		fail_msg("pdudaemon did not listen within 120 s (its words above)");
 	}
 }
 
