@@ -134,32 +134,19 @@ for t in "$build"/asan/tests/test_*; do
 	unit_own_lane="$unit_own_lane $lane_entry"
 done
 
-# The other unit tests run in UNIT_LANES lanes (3), one test after the other
-# in each, beside the foreground's integration tests: a unit test is a
-# process or two that wait their turn on a host the boards keep busy (each
-# took 5-30 times its time alone), and one after the other they were the
-# longest lane. They are counted, in name order, after the own lanes.
-unit_dir=$(mktemp -d)
-unit_lanes=${UNIT_LANES:-3}
-unit_names=""
-n=0
 for t in "$build"/asan/tests/test_*; do
 	[ -x "$t" ] || continue
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
 	case " $unit_own_lane" in *" $t:"*) continue ;; esac
-	echo "$t" >>"$unit_dir/lane-$((n % unit_lanes))"
-	unit_names="$unit_names $(basename "$t")"
-	n=$((n + 1))
-done
-for list in "$unit_dir"/lane-*; do
-	[ -f "$list" ] || continue
-	while read -r t; do
-		name=$(basename "$t")
-		started=$(date +%s)
-		timeout --kill-after=10 900 "$t" >"$unit_dir/$name.log" 2>&1
-		echo $? >"$unit_dir/$name.status"
-		echo $(($(date +%s) - started)) >"$unit_dir/$name.seconds"
-	done <"$list" &
+	log=$(mktemp)
+	echo "== unit: $(basename "$t")"
+	started=$(date +%s)
+	timeout --kill-after=10 900 "$t" >"$log" 2>&1
+	status=$?
+	timings="$timings $(basename "$t"):$(($(date +%s) - started))"
+	cat "$log"
+	count_unit "$(basename "$t")" "$log" "$status"
+	rm -f "$log"
 done
 
 for t in tests/integration/test_*.sh; do
@@ -169,14 +156,7 @@ for t in tests/integration/test_*.sh; do
 	run_integration "$t"
 done
 
-wait	# the unit lanes and the own-lane tests
-for name in $unit_names; do
-	echo "== unit: $name"
-	cat "$unit_dir/$name.log"
-	count_unit "$name" "$unit_dir/$name.log" "$(cat "$unit_dir/$name.status" 2>/dev/null || echo 1)"
-	timings="$timings $name:$(cat "$unit_dir/$name.seconds" 2>/dev/null || echo '?')"
-done
-rm -rf "$unit_dir"
+wait	# the own-lane tests
 # shellcheck disable=SC2086 # lists of words
 finish_own_lanes unit count_unit $unit_own_lane
 # shellcheck disable=SC2086
