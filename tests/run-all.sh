@@ -122,9 +122,9 @@ count_unit() {
 	fi
 }
 
-# A unit test whose source says " * lane: own" (long: CPU only, or many
-# children, each waiting its turn on a host the boards keep busy) starts in
-# the background too: the tests in the foreground then need not wait for it.
+# A unit test whose source says " * lane: own" (long, CPU only, nothing to
+# wait for) starts in the background too: the tests in the foreground then
+# need not wait for it.
 unit_own_lane=""
 for t in "$build"/asan/tests/test_*; do
 	[ -x "$t" ] || continue

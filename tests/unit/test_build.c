@@ -2,11 +2,7 @@
  * failures, refused refs, cancel, concurrent builds, and that the tree's own
  * checkout is never touched. Each test makes its own git repository whose
  * Makefile stands in for a kernel's; a counter file outside the tree, which
- * every run of the Makefile appends to, proves when nothing was rebuilt.
- * Hundreds of git and make children, which wait their turn on a host the
- * virtual boards keep busy: tests/run-all.sh runs it beside the others.
- * lane: own
- */
+ * every run of the Makefile appends to, proves when nothing was rebuilt. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -3,10 +3,7 @@
  *
  * Histories are generated into a temporary directory once per test binary
  * run (mainline-3.4 only when a test first needs it) and inspected with git
- * and make, the way the lab will use them. Many git and make children,
- * which wait their turn on a host the virtual boards keep busy:
- * tests/run-all.sh runs it beside the others.
- * lane: own
+ * and make, the way the lab will use them.
  */
 #include <errno.h>
 #include <fcntl.h>
