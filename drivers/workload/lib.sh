@@ -184,22 +184,18 @@ rb_exact_ms() {
 	rb_ms "$1"
 }
 
-# rb_gt A B / rb_ge A B: A > B, A >= B; by the shell when it can be exact
-# (an awk is a process: several per run add up on a lab's thousands of runs)
-rb_gt() {
-	if rb_exact_ms "$1" && rb_a_ms=$rb_ms && rb_exact_ms "$2"; then
-		[ "$rb_a_ms" -gt "$rb_ms" ]
+# rb_compare TEST_OP AWK_OP A B: A compared with B (-gt and >, -ge and >=);
+# by the shell when it can be exact (an awk is a process: several per run
+# add up on a lab's thousands of runs)
+rb_compare() {
+	if rb_exact_ms "$3" && rb_a_ms=$rb_ms && rb_exact_ms "$4"; then
+		test "$rb_a_ms" "$1" "$rb_ms"
 	else
-		awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 > b + 0) }'
+		awk -v a="$3" -v b="$4" "BEGIN { exit !(a + 0 $2 b + 0) }"
 	fi
 }
-rb_ge() {
-	if rb_exact_ms "$1" && rb_a_ms=$rb_ms && rb_exact_ms "$2"; then
-		[ "$rb_a_ms" -ge "$rb_ms" ]
-	else
-		awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'
-	fi
-}
+rb_gt() { rb_compare -gt '>' "$1" "$2"; }
+rb_ge() { rb_compare -ge '>=' "$1" "$2"; }
 # rb_calc EXPR_OF_a_b A B [FORMAT]: prints the expression's value
 rb_calc() {
 	awk -v a="$2" -v b="$3" -v fmt="${4:-%.3f}" "BEGIN { printf fmt \"\\n\", $1 }"
@@ -629,12 +625,10 @@ rb_setup() {
 	rb_setup_ok=1
 	# "3: wlan0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 ...": the third word
 	rb_out=$(ip link show "$rb_iface" 2>/dev/null)
-	rb_trim_leading "${rb_out%%"$RB_NL"*}"
-	rb_link_flags=${rb_trimmed#*[ 	]}
-	rb_trim_leading "$rb_link_flags"
-	rb_link_flags=${rb_trimmed#*[ 	]}
-	rb_trim_leading "$rb_link_flags"
-	rb_link_flags=${rb_trimmed%%[ 	]*}
+	rb_link_flags=
+	read -r rb_ignored rb_ignored rb_link_flags rb_ignored <<EOF
+${rb_out%%"$RB_NL"*}
+EOF
 	case $rb_link_flags in
 	'<'UP[,\>]* | '<'*,UP[,\>]*) ;;
 	*)
