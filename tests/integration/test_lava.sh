@@ -39,7 +39,13 @@ started=$SECONDS
 lava_install >"$work/install.log" 2>&1
 check "LAVA's Debian packages are installed ($(tail -n 1 "$work/install.log" | tr -d '#'))" test $? -eq 0
 lava_start "$work/lava" >"$work/start.log" 2>&1
-check "LAVA is up: database, web server, scheduler, worker" test $? -eq 0
+lava_up=$?
+check "LAVA is up: database, web server, scheduler, worker" test $lava_up -eq 0
+if [ $lava_up -ne 0 ]; then
+	# nothing after this can pass: say why (which wait, LAVA's own log tail)
+	sed 's/^/#   /' "$work/start.log"
+	exit 1
+fi
 echo "# LAVA set up in $((SECONDS - started)) s"
 mkdir -p "$work/artifacts"
 lava_serve_artifacts "$work/artifacts" 8019 >"$work/artifacts-http.out" 2>&1
