@@ -189,7 +189,7 @@ demo: $(DEPS_STAMP) all
 
 # The seeded fault matrix (issue 9) alone, its two halves one after the
 # other, about 6 minutes; `make check` runs them too, at once, beside the
-# other tests at a higher CPU priority (tests/run-all.sh, "lane: prompt").
+# QEMU board at the end (tests/run-all.sh, "lane: end").
 check-faults: $(DEPS_STAMP) all $(BUILD)/asan/rackbisect $(BUILD)/asan/rackbisect-vlab
 	@$(RUN_CLEAN) RACKBISECT_BUILD=$(CURDIR)/$(BUILD) sh -c \
 		'bash tests/integration/test_fault_matrix.sh; a=$$?; bash tests/integration/test_fault_gate.sh && exit $$a'

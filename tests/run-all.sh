@@ -26,14 +26,11 @@ export RACKBISECT_KERNEL_CACHE=$kernel_cache
 # An integration test whose header has the line "# lane: own" runs in the
 # background from the start, beside everything else: it spends most of its
 # time waiting on its own boards, and the other tests need not wait for it.
-# One with "# lane: prompt" does too, at a higher CPU priority (nice -10,
-# inherited by its boards, daemons and QEMU): its limits assume a board that
-# answers promptly (the fault matrix's hang and boot limits, a QEMU board
-# under software emulation), which a host kept busy by every other lane
-# gives only to processes it favours. They need a core between them, not
-# two; the rest runs on what they leave. (They used to run last, alone,
-# leaving a core idle for minutes.) Without the right to raise priority
-# (not root), nice says so and they run at the normal one.
+# One with "# lane: last" runs after all the others: a QEMU board under
+# software emulation needs the CPU the other lanes would take. It runs on one
+# core; those with "# lane: end" run beside it, on the other (the fault
+# matrix's two halves: mostly waiting on their hang and boot limits, which are
+# met only on a host not loaded by every lane).
 # start_own_lane TEST LIMIT COMMAND...: runs COMMAND in the background with its
 # output, status and seconds beside a new log; sets lane_entry to "TEST:LOG".
 start_own_lane() {
@@ -61,24 +58,19 @@ finish_own_lanes() {
 	done
 }
 
-# start_lane LANE [WORD...]: starts every integration test whose header says
-# "# lane: LANE" in the background, its command prefixed with the WORDs; sets
-# lane_entries to their entries
+# start_lane LANE: starts every integration test whose header says
+# "# lane: LANE" in the background; sets lane_entries to their entries
 start_lane() {
-	lane=$1
-	shift
 	lane_entries=""
 	for t in tests/integration/test_*.sh; do
 		[ -f "$t" ] || continue
 		case "$t" in *"$filter"*) ;; *) continue ;; esac
-		grep -q "^# lane: $lane\$" "$t" || continue
-		start_own_lane "$t" 1500 "$@" bash "$t"
+		grep -q "^# lane: $1\$" "$t" || continue
+		start_own_lane "$t" 1500 bash "$t"
 		lane_entries="$lane_entries $lane_entry"
 	done
 }
 
-start_lane prompt nice -n -10
-prompt_lane=$lane_entries
 start_lane own
 own_lane=$lane_entries
 
@@ -162,7 +154,7 @@ done
 for t in tests/integration/test_*.sh; do
 	[ -f "$t" ] || continue
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
-	grep -q -E '^# lane: (own|prompt)$' "$t" && continue
+	grep -q -E '^# lane: (own|last|end)$' "$t" && continue
 	run_integration "$t"
 done
 
@@ -171,8 +163,17 @@ wait	# the own-lane tests
 finish_own_lanes unit count_unit $unit_own_lane
 # shellcheck disable=SC2086
 finish_own_lanes integration count_integration $own_lane
+
+start_lane end
+end_lane=$lane_entries
+for t in tests/integration/test_*.sh; do
+	[ -f "$t" ] || continue
+	case "$t" in *"$filter"*) ;; *) continue ;; esac
+	grep -q '^# lane: last$' "$t" && run_integration "$t"
+done
+wait	# the end lane
 # shellcheck disable=SC2086
-finish_own_lanes integration count_integration $prompt_lane
+finish_own_lanes integration count_integration $end_lane
 
 echo "seconds per test:$(echo "$timings" | tr ' ' '\n' | sort -t: -k2 -rn | tr '\n' ' ')"
 cat "$failed_checks"

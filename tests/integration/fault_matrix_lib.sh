@@ -2,8 +2,7 @@
 # test_fault_gate.sh (gate --bisect), sourced, not run: the work directory
 # and its cleanup, the fault kinds, a board's lab lines, the jobs and the
 # model kernel history. tests/run-all.sh runs both halves at once, beside the
-# QEMU board and the rest, at a higher CPU priority ("lane: prompt"): the
-# matrix mostly waits on its limits, which assume boards that answer promptly.
+# QEMU board ("lane: end"): the matrix mostly waits on its limits.
 #
 # fault_matrix_begin NAME: sets root, rb, vlab, work (/tmp/rackbisect-NAME-*),
 # state and job; makes w1.yaml, w3.yaml, the tree and its truth.json in

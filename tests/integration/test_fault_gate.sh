@@ -15,7 +15,7 @@
 #   is room again, the next run works. 10 seeds.
 #
 # Prints "ok N - ..." / "not ok N - ..."; every wait is on an event with a timeout.
-# lane: prompt
+# lane: end
 set -u
 
 . "$(dirname "$0")/fault_matrix_lib.sh"

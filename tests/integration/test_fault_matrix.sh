@@ -24,7 +24,7 @@
 #   or database.
 #
 # Prints "ok N - ..." / "not ok N - ..."; every wait is on an event with a timeout.
-# lane: prompt
+# lane: end
 set -u
 # The corrupted-artifact section damages builds in its state's own cache.
 unset RACKBISECT_KERNEL_CACHE

@@ -1,5 +1,5 @@
 #!/bin/bash
-# lane: prompt
+# lane: last
 # A real kernel on a real Wi-Fi stack (issue 7): a QEMU board
 # (drivers/qemu/board.sh) boots Debian's own kernel with an initramfs of
 # busybox, dropbear, kexec-tools, hostapd and iw; two mac80211_hwsim radios
