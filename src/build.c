@@ -119,6 +119,11 @@ struct build {
 	bool keep_staging;		/* it holds the log of a build that died */
 	int log_fd;
 	bool cancelled;
+	struct build_queue *queue;	/* NULL: none */
+	bool background;		/* waits behind every build that is not */
+	bool queued;			/* waiting in the queue for its turn */
+	bool working;			/* holds one of the queue's places */
+	struct build *queue_prev, *queue_next;
 	bool cleaning_up;		/* the result is known; only tidying is left */
 	bool finished;			/* the callback is running or has run */
 	struct child child;
@@ -691,11 +696,17 @@ static void on_tree_resolved(struct build *build)
 static int make_work_dirs(struct build *build);
 static void start_check_out(struct build *build);
 
-/* Not in the cache (or no longer): built in a worktree. */
+static void queue_add(struct build *build);
+
+/* Not in the cache (or no longer): built in a worktree, once the build's
+ * queue (if any) gives it a place. */
 static void build_anew(struct build *build)
 {
-	int rc = make_work_dirs(build);
+	int rc;
 
+	if (build->queue && !build->working)
+		return queue_add(build);
+	rc = make_work_dirs(build);
 	if (rc) {
 		set_outcome(build, trouble_status(rc), "commit %s: cannot prepare a build under %s: %s",
 			    build->result.commit, build->cache_dir, strerror(-rc));
@@ -1488,10 +1499,13 @@ static void free_build(struct build *build)
 	free(build);
 }
 
+static void leave_queue(struct build *build);
+
 static void deliver(struct build *build)
 {
 	struct build_result *result = &build->result;
 
+	leave_queue(build);
 	if (build->cancelled)
 		set_outcome(build, -ECANCELED, "commit %s: the build was cancelled",
 			    result->commit[0] ? result->commit : build->ref);
@@ -1546,6 +1560,112 @@ static void end_build(struct build *build)
 		start_remove_worktree(build);
 	else
 		deliver(build);
+}
+
+/* ---- the queue ----------------------------------------------------------- */
+
+static void on_queue_kick(uv_timer_t *timer);
+
+static void queue_add(struct build *build)
+{
+	struct build_queue *queue = build->queue;
+
+	build->queued = true;
+	build->queue_prev = queue->last;
+	build->queue_next = NULL;
+	if (queue->last)
+		queue->last->queue_next = build;
+	else
+		queue->first = build;
+	queue->last = build;
+	uv_timer_start(&queue->kick, on_queue_kick, 0, 0);
+}
+
+static void queue_remove(struct build *build)
+{
+	struct build_queue *queue = build->queue;
+
+	if (build->queue_prev)
+		build->queue_prev->queue_next = build->queue_next;
+	else
+		queue->first = build->queue_next;
+	if (build->queue_next)
+		build->queue_next->queue_prev = build->queue_prev;
+	else
+		queue->last = build->queue_prev;
+	build->queue_prev = build->queue_next = NULL;
+	build->queued = false;
+}
+
+/* The first to come that is not background, else the first to come. */
+static struct build *queue_pick(const struct build_queue *queue)
+{
+	struct build *build;
+
+	for (build = queue->first; build; build = build->queue_next) {
+		if (!build->background)
+			return build;
+	}
+	return queue->first;
+}
+
+/* Its place, if it held one, goes to the next build waiting. */
+static void leave_queue(struct build *build)
+{
+	if (!build->working)
+		return;
+	build->working = false;
+	build->queue->working--;
+	if (build->queue->first)
+		uv_timer_start(&build->queue->kick, on_queue_kick, 0, 0);
+}
+
+static void on_queue_kick(uv_timer_t *timer)
+{
+	struct build_queue *queue = timer->data;
+	struct build *build, *next;
+
+	for (build = queue->first; build; build = next) {
+		next = build->queue_next;
+		if (build->cancelled) {
+			queue_remove(build);
+			end_build(build);
+		}
+	}
+	while (queue->working < queue->limit && (build = queue_pick(queue)) != NULL) {
+		queue_remove(build);
+		if (build->cancelled) {	/* by a callback this loop ran */
+			end_build(build);
+			continue;
+		}
+		build->working = true;
+		queue->working++;
+		/* a build of the same tree may have stored it while this one waited */
+		look_up_cache(build);
+	}
+}
+
+int build_queue_init(uv_loop_t *loop, struct build_queue *queue, unsigned int limit)
+{
+	memset(queue, 0, sizeof(*queue));
+	queue->limit = limit ? limit : uv_available_parallelism();
+	queue->kick.data = queue;
+	return uv_timer_init(loop, &queue->kick);
+}
+
+void build_queue_close(struct build_queue *queue)
+{
+	uv_close((uv_handle_t *)&queue->kick, NULL);
+}
+
+bool build_is_queued(const struct build *build)
+{
+	return build->queued;
+}
+
+void build_prioritize(struct build *build)
+{
+	build->background = false;
 }
 
 /* ---- start and cancel ---------------------------------------------------- */
@@ -1662,6 +1782,8 @@ int build_start(uv_loop_t *loop, const struct build_request *request, build_cb c
 	build->data = data;
 	build->log_fd = -1;
 	build->slot_fd = -1;
+	build->queue = request->queue;
+	build->background = request->background;
 	rc = copy_request(build, request);
 	if (!rc)
 		rc = start_resolve_commit(build);
@@ -1681,6 +1803,10 @@ void build_cancel(struct build *build)
 	if (build->finished || build->cancelled)
 		return;
 	build->cancelled = true;
+	if (build->queued) {	/* ended by the queue's timer, never from here */
+		uv_timer_start(&build->queue->kick, on_queue_kick, 0, 0);
+		return;
+	}
 	/* once the result is known, the running child is tidying up: let it */
 	if (build->cleaning_up || !child->running)
 		return;

@@ -79,6 +79,22 @@
  * Several builds may run at once on one loop, of the same commit or not.
  * There is no global state; a build is used from its loop's thread only
  * (artifacts are hashed on the loop's thread pool, as the image is copied).
+ *
+ * A build queue bounds how many of the builds given it work at once (check
+ * out, build, store: what takes the CPU); the others wait their turn, and
+ * look the cache up again when it comes, since a build of the same tree may
+ * have stored it meanwhile. Builds marked background (a bisection's guesses
+ * at its next round) wait behind every other, so a build something waits
+ * for is never held up by guesses; a background build still queued when the
+ * guess turned out wrong is cancelled before it cost anything:
+ *
+ *   build_queue_init(loop, &queue, 0);          // 0: one per CPU
+ *   request.queue = &queue; request.background = true;
+ *   build_start(loop, &request, on_built, context, &build);
+ *   ...
+ *   if (build_is_queued(build)) build_cancel(build);   // or build_prioritize(build)
+ *   ...
+ *   build_queue_close(&queue);                  // once every build has called back
  */
 #ifndef RB_BUILD_H
 #define RB_BUILD_H
@@ -92,6 +108,14 @@
 
 struct build;
 
+struct build_queue {
+	uv_timer_t kick;		/* on the loop: starts the builds whose turn came,
+					 * ends the ones cancelled while waiting */
+	unsigned int limit;		/* builds working at once */
+	unsigned int working;
+	struct build *first, *last;	/* waiting, in the order they came */
+};
+
 struct build_request {
 	const char *tree;		/* git work tree (or repository) path */
 	const char *ref;		/* anything `git rev-parse` takes; not starting with '-' */
@@ -102,6 +126,8 @@ struct build_request {
 	const struct kbuild_recipe *kbuild; /* NULL: build_argv in the worktree; else build_argv
 					     * are the make words, and the fragment, if any, an
 					     * absolute path */
+	struct build_queue *queue;	/* NULL: works at once, bounded by nothing */
+	bool background;		/* in a queue: waits behind every build that is not */
 };
 
 /*
@@ -160,9 +186,27 @@ int build_start(uv_loop_t *loop, const struct build_request *request, build_cb c
  * entry are removed, and the callback reports -ECANCELED (an entry already
  * in the cache stays there). The build is freed once
  * its handles are closed, after the callback. Only before the callback has
- * been called; calling it from the callback itself does nothing.
+ * been called; calling it from the callback itself does nothing. As always,
+ * the callback comes from the loop, never from within build_cancel() (a
+ * build waiting in its queue is ended by the queue's timer).
  */
 void build_cancel(struct build *build);
+
+/* True while the build waits in its queue: nothing of it has started (a
+ * cache hit never waits). Only before the callback has been called. */
+bool build_is_queued(const struct build *build);
+
+/* A background build becomes an ordinary one: something now waits for it.
+ * Only before the callback has been called. */
+void build_prioritize(struct build *build);
+
+/* limit 0: uv_available_parallelism(), the CPUs this process may use.
+ * 0, or libuv's error initialising the timer. */
+int build_queue_init(uv_loop_t *loop, struct build_queue *queue, unsigned int limit);
+
+/* Closes its timer. Only once every build given the queue has called back:
+ * a build still waiting would never be started. */
+void build_queue_close(struct build_queue *queue);
 
 /* $XDG_CACHE_HOME/rackbisect/kernels, else ~/.cache/rackbisect/kernels;
  * 0, -ENOENT when neither variable is set, or -ENAMETOOLONG. */

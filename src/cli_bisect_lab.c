@@ -244,8 +244,9 @@ static int report(struct lab_bisect_command *command, const struct lab_bisect_an
 	       bisect_state_name(answer->state), answer->runs, answer->evidence_runs, answer->rounds,
 	       answer->symptom[0] ? answer->symptom : "-", answer->workload[0] ? answer->workload : "-",
 	       answer->fail_rate_estimate);
-	printf("commits built ahead while boards ran: %u, %u of them tested later\n",
-	       answer->built_ahead, answer->built_ahead_used);
+	printf("commits built ahead while boards ran: %u, %u of them tested later; "
+	       "%u guesses dropped before they were built\n",
+	       answer->built_ahead, answer->built_ahead_used, answer->guesses_dropped);
 	switch (answer->state) {
 	case BISECT_FOUND:
 		print_commit(tree, command->graph.ids[answer->culprit], "first bad commit: ");

@@ -16,6 +16,7 @@
 #define DEFAULT_HANG_TIMEOUT 120
 #define MAX_TIMEOUT 86400	/* a day: anything longer is a typo, not a workload */
 #define MAX_REPEATS 1000
+#define MAX_PARALLEL_BUILDS 256
 
 static const struct {
 	const char *name;
@@ -212,6 +213,8 @@ static int visit_kernel(struct config_loader *loader, const char *key, yaml_node
 			void *arg)
 {
 	struct job_kernel *kernel = arg;
+	uint64_t parallel;
+	int rc;
 
 	if (strcmp(key, "tree") == 0) {
 		kernel->tree_where = config_node_location(loader, value);
@@ -233,9 +236,18 @@ static int visit_kernel(struct config_loader *loader, const char *key, yaml_node
 		return expect_command_line(loader, value, &kernel->command_line);
 	if (strcmp(key, "kbuild") == 0)
 		return load_kbuild(loader, value, &kernel->kbuild);
+	if (strcmp(key, "parallel_builds") == 0) {
+		rc = config_expect_number(loader, value, "parallel_builds", MAX_PARALLEL_BUILDS,
+					  &parallel);
+		if (!rc && parallel == 0)
+			rc = config_fail_at(loader, value, "parallel_builds must be 1..%d (leave it "
+					    "out for one per CPU)", MAX_PARALLEL_BUILDS);
+		kernel->parallel_builds = (unsigned int)parallel;
+		return rc;
+	}
 	return config_fail_at(loader, value,
 			      "kernel: unknown key '%s' (known: tree, build, kbuild, artifact, release, "
-			      "command_line)", key);
+			      "command_line, parallel_builds)", key);
 }
 
 static int kernel_defaults(struct job_kernel *kernel)

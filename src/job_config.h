@@ -51,6 +51,7 @@ struct job_kernel {
 	char *artifact;		/* relative to the tree */
 	char *release;		/* relative to the tree: holds the `uname -r` to expect */
 	char *command_line;	/* kernel parameters after the board's own; NULL: none */
+	unsigned int parallel_builds;	/* builds at once on the coordinator; 0: one per CPU */
 	struct job_kbuild kbuild;
 	struct config_location tree_where;
 };

@@ -16,7 +16,10 @@
 #include "scheduler.h"
 #include "subprocess.h"
 
-#define MAX_SPECULATIVE_BUILDS 16
+/* Guesses in flight: they wait in the session's build queue behind every
+ * build a round needs, and those still waiting when the next guess comes
+ * are cancelled, so this only bounds memory (two rounds' guesses). */
+#define MAX_SPECULATIVE_BUILDS 32
 /* the bad end is run this many times on every board before "it does not
  * show the symptom" is believed */
 #define BAD_END_ROUNDS 2
@@ -31,6 +34,7 @@ static const char *const step_names[] = { "bad-end", "good-ends", "bisect", "rev
 struct speculative_build {
 	struct lab_bisect *owner;
 	struct build *build;		/* NULL once it ended */
+	bool guess;			/* in the background: no round waits for it */
 	char ref[64];
 	/* a commit found not to build: its SKIP is stored at once */
 	struct build_result result;
@@ -461,6 +465,12 @@ static void on_speculative_built(struct build *build, const struct build_result 
 		free(speculative);
 		return;
 	}
+	if (result->status == -ECANCELED) {	/* a stale guess, dropped before it started */
+		forget_speculative(lb, speculative);
+		free(speculative);
+		prebuild_ended(lb);
+		return;
+	}
 	log_event(&lb->options.session->log, LOG_INFO, NULL, 0, "built-ahead", "%s %s", result->commit,
 		  result->status == 0 ? result->release : "did not build");
 	if (result->commit[0])
@@ -485,7 +495,10 @@ static bool building_ahead(const struct lab_bisect *lb, const char *ref)
 	return false;
 }
 
-static void build_ahead(struct lab_bisect *lb, const char *ref)
+/* Builds ref ahead of the round that will test it: in the background when
+ * it is a guess at the next round, as any build when a round waits for it
+ * (a guess the round turned out to need is moved ahead). */
+static void build_ahead(struct lab_bisect *lb, const char *ref, bool guess)
 {
 	struct speculative_build *speculative;
 	struct build_request request;
@@ -494,16 +507,23 @@ static void build_ahead(struct lab_bisect *lb, const char *ref)
 	if (lab_round_find(&lb->round, ref))
 		return;
 	for (i = 0; i < MAX_SPECULATIVE_BUILDS; i++) {
-		if (lb->speculative[i] && strcmp(lb->speculative[i]->ref, ref) == 0)
+		if (lb->speculative[i] && strcmp(lb->speculative[i]->ref, ref) == 0) {
+			if (!guess && lb->speculative[i]->build) {
+				build_prioritize(lb->speculative[i]->build);
+				lb->speculative[i]->guess = false;
+			}
 			return;
+		}
 		if (!lb->speculative[i] && slot == MAX_SPECULATIVE_BUILDS)
 			slot = i;
 	}
 	if (slot == MAX_SPECULATIVE_BUILDS || !(speculative = calloc(1, sizeof(*speculative))))
 		return;
 	speculative->owner = lb;
+	speculative->guess = guess;
 	snprintf(speculative->ref, sizeof(speculative->ref), "%s", ref);
 	lab_session_build_request(lb->options.session, lb->round.tree, ref, &request);
+	request.background = guess;
 	if (build_start(&lb->options.session->loop, &request, on_speculative_built, speculative,
 			&speculative->build) != 0) {
 		free(speculative);
@@ -537,6 +557,41 @@ static void propose_after(struct lab_bisect *lb, const size_t *proposals, size_t
 	bisect_free(what_if);
 }
 
+/* The last round's guesses that are not this one's and still wait for
+ * their turn: the round they were for has been decided otherwise, and they
+ * would only take the CPU from builds that are needed. (One building
+ * already is let finish: the cache keeps it, and a round may yet ask.) */
+static void drop_stale_guesses(struct lab_bisect *lb, const size_t *guesses, size_t count)
+{
+	const struct commit_graph *graph = lb->options.graph;
+	size_t i, g;
+
+	for (i = 0; i < MAX_SPECULATIVE_BUILDS; i++) {
+		struct speculative_build *speculative = lb->speculative[i];
+
+		if (!speculative || !speculative->guess || !speculative->build ||
+		    !build_is_queued(speculative->build))
+			continue;
+		for (g = 0; g < count && strcmp(graph->ids[guesses[g]], speculative->ref) != 0; g++)
+			;
+		if (g == count) {
+			build_cancel(speculative->build);
+			lb->answer.guesses_dropped++;
+		}
+	}
+}
+
+/* commit, once, while there is room */
+static void add_guess(size_t *guesses, size_t *count, size_t commit)
+{
+	size_t i;
+
+	for (i = 0; i < *count && guesses[i] != commit; i++)
+		;
+	if (i == *count && *count < MAX_SPECULATIVE_BUILDS)
+		guesses[(*count)++] = commit;
+}
+
 /*
  * The next round depends on this one's results. With up to 3 commits in
  * the round every combination of results is built for (at most 8 cases, so
@@ -547,10 +602,13 @@ static void propose_after(struct lab_bisect *lb, const size_t *proposals, size_t
 static void start_speculative_builds(struct lab_bisect *lb)
 {
 	const struct commit_graph *graph = lb->options.graph;
+	size_t stride = lb->pool_count + 1;
 	size_t *proposals = calloc(lb->round.group_count + 1, sizeof(*proposals));
-	size_t *next = calloc(lb->pool_count + 1, sizeof(*next));
+	size_t *next = calloc(8 * stride, sizeof(*next));
+	size_t *guesses = calloc(MAX_SPECULATIVE_BUILDS, sizeof(*guesses));
+	size_t next_count[8] = { 0 };
 	enum bisect_result assumed[64];
-	size_t g, i, n, count = 0, next_count, cases;
+	size_t g, i, n, count = 0, cases, guess_count = 0;
 
 	for (g = 0; proposals && g < lb->round.group_count && count < 64; g++) {
 		long index = graph_index(graph, lb->round.groups[g].ref);
@@ -559,13 +617,24 @@ static void start_speculative_builds(struct lab_bisect *lb)
 			proposals[count++] = (size_t)index;
 	}
 	cases = count <= 3 ? (size_t)1 << count : 2;
-	for (i = 0; next && proposals && i < cases; i++) {
+	for (i = 0; next && guesses && proposals && i < cases; i++) {
 		for (n = 0; n < count; n++)	/* case i: bit n set = proposal n fails */
 			assumed[n] = (count <= 3 ? (i >> n) & 1 : i) ? BISECT_FAIL : BISECT_PASS;
-		propose_after(lb, proposals, count, assumed, next, &next_count);
-		for (n = 0; n < next_count; n++)
-			build_ahead(lb, graph->ids[next[n]]);
+		propose_after(lb, proposals, count, assumed, next + i * stride, &next_count[i]);
 	}
+	/* each case's first proposal (the engine's most informative), then each
+	 * one's second, ...: the queue builds guesses in this order, and a round
+	 * seldom lasts long enough for all of them */
+	for (n = 0; guesses && n < stride; n++) {
+		for (i = 0; i < cases; i++) {
+			if (n < next_count[i])
+				add_guess(guesses, &guess_count, next[i * stride + n]);
+		}
+	}
+	drop_stale_guesses(lb, guesses, guess_count);
+	for (i = 0; i < guess_count; i++)
+		build_ahead(lb, graph->ids[guesses[i]], true);
+	free(guesses);
 	free(proposals);
 	free(next);
 }
@@ -943,6 +1012,7 @@ static bool prebuild(struct lab_bisect *lb, const size_t *proposals, size_t coun
 
 		/* still building, or found not to build with its SKIP not stored yet */
 		if (building_ahead(lb, graph->ids[p])) {
+			build_ahead(lb, graph->ids[p], false);	/* no longer a guess */
 			waiting = true;
 			continue;
 		}
@@ -950,7 +1020,7 @@ static bool prebuild(struct lab_bisect *lb, const size_t *proposals, size_t coun
 		 * again only when little else is left, and then takes its round */
 		if (lb->builds[p] != 0 || lb->passes[p] + lb->fails[p] > 0)
 			continue;
-		build_ahead(lb, graph->ids[p]);
+		build_ahead(lb, graph->ids[p], false);
 		waiting |= building_ahead(lb, graph->ids[p]);
 	}
 	lb->prebuilding = waiting;

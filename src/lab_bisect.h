@@ -71,6 +71,8 @@ struct lab_bisect_answer {
 	unsigned int rounds;
 	unsigned int built_ahead;	/* commits built while boards ran */
 	unsigned int built_ahead_used;	/* of them, later tested */
+	unsigned int guesses_dropped;	/* builds ahead cancelled while they waited for
+					 * their turn: the round they guessed went otherwise */
 	/* commits that do not build: found building ahead (no board waited),
 	 * or only in a round (its board idled); the second stays 0 unless
 	 * little but such commits is left */

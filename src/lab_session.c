@@ -182,6 +182,7 @@ int lab_session_open(struct lab_session *session, const struct lab_session_optio
 	    (rc = open_store(session)))
 		return rc;
 	uv_loop_init(&session->loop);
+	build_queue_init(&session->loop, &session->builds, session->job->kernel.parallel_builds);
 	session->loop_ready = true;
 	log_init(&session->log, stderr, options->globals->verbose, session->store);
 	rc = board_set_open(&(struct board_set_options){ &session->loop, session->lab,
@@ -210,6 +211,7 @@ void lab_session_close(struct lab_session *session)
 	if (session->boards.boards)
 		board_set_close(&session->boards);
 	if (session->loop_ready) {
+		build_queue_close(&session->builds);
 		uv_run(&session->loop, UV_RUN_DEFAULT);
 		uv_loop_close(&session->loop);
 	}
@@ -265,7 +267,7 @@ void lab_session_exit(struct lab_session *session, int code)
 	uv_timer_start(&session->exit_timer, on_exit_timer, CANCEL_WAIT_MS, 0);
 }
 
-void lab_session_build_request(const struct lab_session *session, const char *tree,
+void lab_session_build_request(struct lab_session *session, const char *tree,
 			       const char *ref, struct build_request *request)
 {
 	*request = (struct build_request){
@@ -277,6 +279,7 @@ void lab_session_build_request(const struct lab_session *session, const char *tr
 		.cache_dir = session->cache_dir,
 		.kbuild = session->job->kernel.kbuild.enabled ? &session->job->kernel.kbuild.recipe
 							      : NULL,
+		.queue = &session->builds,
 	};
 }
 

@@ -54,6 +54,10 @@ struct lab_session {
 	char runs_dir[PATH_MAX];
 	char workload_dir[PATH_MAX];
 	char cache_dir[PATH_MAX];	/* built kernels */
+	/* every build of the session waits here for a place: kernel builds
+	 * take the coordinator's CPU, and more at once than it has only slows
+	 * each (kernel: parallel_builds, default one per CPU) */
+	struct build_queue builds;
 	int lock_fd;
 	bool loop_ready;
 	/* lab_session_exit: the code to end with, once LAVA has answered */
@@ -80,8 +84,9 @@ void lab_session_close(struct lab_session *session);
  */
 void lab_session_exit(struct lab_session *session, int code);
 
-/* The kernel build request for `ref` of `tree` (NULL: the session's tree), per its job. */
-void lab_session_build_request(const struct lab_session *session, const char *tree,
+/* The kernel build request for `ref` of `tree` (NULL: the session's tree), per its job,
+ * in the session's build queue (not in the background). */
+void lab_session_build_request(struct lab_session *session, const char *tree,
 			       const char *ref, struct build_request *request);
 
 /* Stores a finished build (built or failed) and sets *build_id; a store

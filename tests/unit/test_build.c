@@ -982,6 +982,179 @@ static void test_cancel_right_after_start(void **state)
 	assert_tree_untouched(fixture, fixture->first_head);
 }
 
+/* ---- the build queue ----------------------------------------------------- */
+
+static struct build *start_in(struct fixture *fixture, struct build_queue *queue, const char *ref,
+			      bool background, struct outcome *outcome)
+{
+	struct build_request request = {
+		.tree = fixture->repo, .ref = ref, .artifact = "arch/x86/boot/bzImage",
+		.release_file = "include/config/kernel.release", .cache_dir = fixture->cache,
+		.queue = queue, .background = background,
+	};
+	struct build *build = NULL;
+
+	assert_int_equal(build_start(&fixture->loop, &request, on_built, outcome, &build), 0);
+	return build;
+}
+
+/*
+ * A queue of one, held by the slow build: once it works (its pid file is
+ * there), `start_others` starts the builds under test; once each waits (or
+ * ended), what they look like then is kept, `then` runs, and the slow build
+ * is cancelled, which lets the others have their turn.
+ */
+struct queue_watch {
+	uv_timer_t timer;
+	struct fixture *fixture;
+	struct build_queue queue;
+	struct build *slow;
+	void (*start_others)(struct queue_watch *watch);
+	void (*then)(struct queue_watch *watch);
+	struct build *others[3];
+	struct outcome outcomes[4];	/* [0]: the slow build's */
+	size_t count;
+	bool started, all_queued;
+	int lines_then;
+	int calls_after_cancel;
+};
+
+static void on_queue_watch(uv_timer_t *timer)
+{
+	struct queue_watch *watch = timer->data;
+	size_t i;
+
+	if (!watch->started) {
+		if (access(watch->fixture->pidfile, R_OK) != 0)
+			return;
+		watch->started = true;
+		watch->start_others(watch);
+		return;
+	}
+	for (i = 0; i < watch->count; i++) {
+		if (watch->outcomes[i + 1].calls == 0 && !build_is_queued(watch->others[i]))
+			return;	/* still resolving its commit */
+	}
+	watch->all_queued = true;
+	for (i = 0; i < watch->count; i++)
+		watch->all_queued = watch->all_queued && watch->outcomes[i + 1].calls == 0;
+	watch->lines_then = count_lines(watch->fixture->counter);
+	if (watch->then)
+		watch->then(watch);
+	build_cancel(watch->slow);
+	uv_close((uv_handle_t *)timer, NULL);
+}
+
+static void run_queue_watch(struct fixture *fixture, struct queue_watch *watch)
+{
+	commit_slow(fixture);
+	watch->fixture = fixture;
+	assert_int_equal(build_queue_init(&fixture->loop, &watch->queue, 1), 0);
+	watch->slow = start_in(fixture, &watch->queue, "HEAD", false, &watch->outcomes[0]);
+	uv_timer_init(&fixture->loop, &watch->timer);
+	watch->timer.data = watch;
+	uv_timer_start(&watch->timer, on_queue_watch, 5, 5);
+	run_until_done(fixture, watch->outcomes, watch->count + 1);
+	build_queue_close(&watch->queue);
+	assert_true(watch->started);
+	assert_int_equal(watch->outcomes[0].result.status, -ECANCELED);
+}
+
+static void start_kernel_1(struct queue_watch *watch)
+{
+	watch->others[0] = start_in(watch->fixture, &watch->queue, "HEAD~1", false,
+				    &watch->outcomes[1]);
+}
+
+/* A second build waits, having built nothing, while the first works; it
+ * builds once the first is done (cancelled here). */
+static void test_a_queue_holds_builds_beyond_its_limit(void **state)
+{
+	struct fixture *fixture = *state;
+	struct queue_watch watch = { .start_others = start_kernel_1, .count = 1 };
+
+	run_queue_watch(fixture, &watch);
+	assert_true(watch.all_queued);
+	assert_int_equal(watch.lines_then, 0);
+	assert_int_equal(watch.outcomes[1].result.status, 0);
+	assert_file_line(watch.outcomes[1].result.image, "image-1");
+	assert_int_equal(count_lines(fixture->counter), 1);
+}
+
+/* kernel 1 in the background, kernel 2 not, kernel 3 in the background and
+ * then prioritized (HEAD is the slow one) */
+static void start_mixed(struct queue_watch *watch)
+{
+	watch->others[0] = start_in(watch->fixture, &watch->queue, "HEAD~3", true,
+				    &watch->outcomes[1]);
+	watch->others[1] = start_in(watch->fixture, &watch->queue, "HEAD~2", false,
+				    &watch->outcomes[2]);
+	watch->others[2] = start_in(watch->fixture, &watch->queue, "HEAD~1", true,
+				    &watch->outcomes[3]);
+	build_prioritize(watch->others[2]);
+}
+
+/* Background builds wait behind every other, in the order they came; one
+ * prioritized is an ordinary build from then on: 2, then 3, then 1. */
+static void test_a_queue_serves_background_builds_last(void **state)
+{
+	struct fixture *fixture = *state;
+	struct queue_watch watch = { .start_others = start_mixed, .count = 3 };
+	size_t i;
+
+	commit_good(fixture, 2);
+	commit_good(fixture, 3);
+	run_queue_watch(fixture, &watch);
+	assert_true(watch.all_queued);
+	for (i = 1; i <= 3; i++)
+		assert_int_equal(watch.outcomes[i].result.status, 0);
+	assert_file_line(watch.outcomes[2].result.image, "image-2");
+	assert_true(watch.outcomes[2].finished_ns < watch.outcomes[3].finished_ns);
+	assert_true(watch.outcomes[3].finished_ns < watch.outcomes[1].finished_ns);
+}
+
+static void cancel_the_waiting_one(struct queue_watch *watch)
+{
+	build_cancel(watch->others[0]);
+	watch->calls_after_cancel = watch->outcomes[1].calls;
+}
+
+/* A build cancelled while it waits calls back from the loop, not from
+ * build_cancel, and never builds. */
+static void test_a_queued_build_cancelled_never_builds(void **state)
+{
+	struct fixture *fixture = *state;
+	struct queue_watch watch = { .start_others = start_kernel_1, .then = cancel_the_waiting_one,
+				     .count = 1 };
+
+	run_queue_watch(fixture, &watch);
+	assert_true(watch.all_queued);
+	assert_int_equal(watch.calls_after_cancel, 0);
+	assert_int_equal(watch.outcomes[1].result.status, -ECANCELED);
+	assert_true(watch.outcomes[1].finished_ns < watch.outcomes[0].finished_ns);
+	assert_int_equal(count_lines(fixture->counter), 0);
+}
+
+/* Two builds of one commit in a queue of one: the second, waiting while
+ * the first built it, finds it in the cache when its turn comes. */
+static void test_a_queued_build_finds_what_another_stored(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome outcomes[2] = { { 0 } };
+	struct build_queue queue;
+
+	assert_int_equal(build_queue_init(&fixture->loop, &queue, 1), 0);
+	start_in(fixture, &queue, "HEAD", false, &outcomes[0]);
+	start_in(fixture, &queue, "HEAD", false, &outcomes[1]);
+	run_until_done(fixture, outcomes, 2);
+	build_queue_close(&queue);
+	assert_int_equal(outcomes[0].result.status, 0);
+	assert_int_equal(outcomes[1].result.status, 0);
+	assert_true(outcomes[1].result.cached);
+	assert_string_equal(outcomes[1].result.image, outcomes[0].result.image);
+	assert_int_equal(count_lines(fixture->counter), 1);
+}
+
 static void test_kernel_build_commit_waits_for_build(void **state)
 {
 	struct fixture *fixture = *state;
@@ -1348,6 +1521,14 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_during_slow_build, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_right_after_start, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_queue_holds_builds_beyond_its_limit, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_a_queue_serves_background_builds_last, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_a_queued_build_cancelled_never_builds, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_a_queued_build_finds_what_another_stored, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_build_commit_waits_for_build, setup, teardown),
 		cmocka_unit_test(test_default_cache_follows_xdg),
 		cmocka_unit_test_setup_teardown(test_kbuild_builds_out_of_tree_with_its_modules, setup,

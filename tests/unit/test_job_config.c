@@ -208,6 +208,25 @@ static void test_kernel_command_line_is_one_printable_line(void **state)
 			     2, 24, "kernel command_line");
 }
 
+/* How many builds at once: 0 (not given) means one per CPU; 0 written is an error. */
+static void test_kernel_parallel_builds(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	assert_int_equal(load(&scratch, "name: j\nkernel: {parallel_builds: 3}\nworkloads:\n  - name: W1\n"),
+			 0);
+	assert_int_equal(scratch.job->kernel.parallel_builds, 3);
+	job_free(scratch.job);
+	assert_int_equal(load(&scratch, "name: j\nworkloads:\n  - name: W1\n"), 0);
+	assert_int_equal(scratch.job->kernel.parallel_builds, 0);
+	job_free(scratch.job);
+	assert_load_fails_at("name: j\nkernel: {parallel_builds: 0}\nworkloads:\n  - name: W1\n",
+			     2, 27, "parallel_builds must be 1..256");
+	assert_load_fails_at("name: j\nkernel: {parallel_builds: many}\nworkloads:\n  - name: W1\n",
+			     2, 27, "parallel_builds");
+}
+
 static void test_shell_metacharacters_stay_one_argv_word(void **state)
 {
 	struct scratch scratch = { 0 };
@@ -533,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_minimal_job_gets_defaults),
 		cmocka_unit_test(test_kernel_build_argv_and_tree_are_kept),
 		cmocka_unit_test(test_kernel_command_line_is_one_printable_line),
+		cmocka_unit_test(test_kernel_parallel_builds),
 		cmocka_unit_test(test_shell_metacharacters_stay_one_argv_word),
 		cmocka_unit_test(test_custom_script_and_repeats),
 		cmocka_unit_test(test_board_selection_needs_every_tag_and_one_chip),
