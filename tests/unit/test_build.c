@@ -1000,21 +1000,24 @@ static struct build *start_in(struct fixture *fixture, struct build_queue *queue
 
 /*
  * A queue of one, held by the slow build: once it works (its pid file is
- * there), `start_others` starts the builds under test; once each waits (or
- * ended), what they look like then is kept, `then` runs, and the slow build
- * is cancelled, which lets the others have their turn.
+ * there), `start_others` starts builds under test, and again, once each
+ * started waits (or ended), while it returns true: builds join the queue in
+ * the order of its calls, not of their commits' resolving. Then what they
+ * look like is kept, `then` runs, and the slow build is cancelled, which
+ * lets the others have their turn.
  */
 struct queue_watch {
 	uv_timer_t timer;
 	struct fixture *fixture;
 	struct build_queue queue;
 	struct build *slow;
-	void (*start_others)(struct queue_watch *watch);
+	bool (*start_others)(struct queue_watch *watch);
 	void (*then)(struct queue_watch *watch);
 	struct build *others[3];
 	struct outcome outcomes[4];	/* [0]: the slow build's */
-	size_t count;
-	bool started, all_queued;
+	size_t count;			/* builds under test in all */
+	size_t started_count;		/* started so far */
+	bool started, more, all_queued;
 	int lines_then;
 	int calls_after_cancel;
 };
@@ -1028,12 +1031,16 @@ static void on_queue_watch(uv_timer_t *timer)
 		if (access(watch->fixture->pidfile, R_OK) != 0)
 			return;
 		watch->started = true;
-		watch->start_others(watch);
+		watch->more = watch->start_others(watch);
 		return;
 	}
-	for (i = 0; i < watch->count; i++) {
+	for (i = 0; i < watch->started_count; i++) {
 		if (watch->outcomes[i + 1].calls == 0 && !build_is_queued(watch->others[i]))
 			return;	/* still resolving its commit */
+	}
+	if (watch->more) {
+		watch->more = watch->start_others(watch);
+		return;
 	}
 	watch->all_queued = true;
 	for (i = 0; i < watch->count; i++)
@@ -1060,10 +1067,12 @@ static void run_queue_watch(struct fixture *fixture, struct queue_watch *watch)
 	assert_int_equal(watch->outcomes[0].result.status, -ECANCELED);
 }
 
-static void start_kernel_1(struct queue_watch *watch)
+static bool start_kernel_1(struct queue_watch *watch)
 {
 	watch->others[0] = start_in(watch->fixture, &watch->queue, "HEAD~1", false,
 				    &watch->outcomes[1]);
+	watch->started_count = 1;
+	return false;
 }
 
 /* A second build waits, having built nothing, while the first works; it
@@ -1081,17 +1090,19 @@ static void test_a_queue_holds_builds_beyond_its_limit(void **state)
 	assert_int_equal(count_lines(fixture->counter), 1);
 }
 
-/* kernel 1 in the background, kernel 2 not, kernel 3 in the background and
- * then prioritized (HEAD is the slow one) */
-static void start_mixed(struct queue_watch *watch)
+/* Queued one after the other: kernel 1 in the background, kernel 2 not,
+ * kernel 3 in the background and then prioritized (HEAD is the slow one). */
+static bool start_mixed(struct queue_watch *watch)
 {
-	watch->others[0] = start_in(watch->fixture, &watch->queue, "HEAD~3", true,
-				    &watch->outcomes[1]);
-	watch->others[1] = start_in(watch->fixture, &watch->queue, "HEAD~2", false,
-				    &watch->outcomes[2]);
-	watch->others[2] = start_in(watch->fixture, &watch->queue, "HEAD~1", true,
-				    &watch->outcomes[3]);
-	build_prioritize(watch->others[2]);
+	static const char *const refs[] = { "HEAD~3", "HEAD~2", "HEAD~1" };
+	size_t n = watch->started_count;
+
+	watch->others[n] = start_in(watch->fixture, &watch->queue, refs[n], n != 1,
+				    &watch->outcomes[n + 1]);
+	if (n == 2)
+		build_prioritize(watch->others[n]);
+	watch->started_count = n + 1;
+	return watch->started_count < 3;
 }
 
 /* Background builds wait behind every other, in the order they came; one
