@@ -1566,6 +1566,13 @@ static void end_build(struct build *build)
 
 static void on_queue_kick(uv_timer_t *timer);
 
+/* The queue looks at its builds on the loop's next turn, never inside the
+ * caller's: a callback from there could find its caller half-way. */
+static void kick(struct build_queue *queue)
+{
+	uv_timer_start(&queue->kick, on_queue_kick, 0, 0);
+}
+
 static void queue_add(struct build *build)
 {
 	struct build_queue *queue = build->queue;
@@ -1578,7 +1585,7 @@ static void queue_add(struct build *build)
 	else
 		queue->first = build;
 	queue->last = build;
-	uv_timer_start(&queue->kick, on_queue_kick, 0, 0);
+	kick(queue);
 }
 
 static void queue_remove(struct build *build)
@@ -1617,7 +1624,7 @@ static void leave_queue(struct build *build)
 	build->working = false;
 	build->queue->working--;
 	if (build->queue->first)
-		uv_timer_start(&build->queue->kick, on_queue_kick, 0, 0);
+		kick(build->queue);
 }
 
 static void on_queue_kick(uv_timer_t *timer)
@@ -1804,7 +1811,7 @@ void build_cancel(struct build *build)
 		return;
 	build->cancelled = true;
 	if (build->queued) {	/* ended by the queue's timer, never from here */
-		uv_timer_start(&build->queue->kick, on_queue_kick, 0, 0);
+		kick(build->queue);
 		return;
 	}
 	/* once the result is known, the running child is tidying up: let it */

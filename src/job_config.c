@@ -57,18 +57,25 @@ static int expect_plain_name(struct config_loader *loader, yaml_node_t *node, co
 	return config_expect_string(loader, node, what, out);
 }
 
-static int expect_seconds(struct config_loader *loader, yaml_node_t *node, const char *what,
-			  unsigned int *out)
+/* A whole number 1..max; `after` ends the error's "must be 1..max". */
+static int expect_positive(struct config_loader *loader, yaml_node_t *node, const char *what,
+			   unsigned int max, const char *after, unsigned int *out)
 {
-	uint64_t seconds;
-	int rc = config_expect_number(loader, node, what, MAX_TIMEOUT, &seconds);
+	uint64_t number;
+	int rc = config_expect_number(loader, node, what, max, &number);
 
 	if (rc)
 		return rc;
-	if (seconds == 0)
-		return config_fail_at(loader, node, "%s must be 1..%d seconds", what, MAX_TIMEOUT);
-	*out = (unsigned int)seconds;
+	if (number == 0)
+		return config_fail_at(loader, node, "%s must be 1..%u%s", what, max, after);
+	*out = (unsigned int)number;
 	return 0;
+}
+
+static int expect_seconds(struct config_loader *loader, yaml_node_t *node, const char *what,
+			  unsigned int *out)
+{
+	return expect_positive(loader, node, what, MAX_TIMEOUT, " seconds", out);
 }
 
 /* Paths inside the kernel tree or the project: a '..' would let a job reach out of them. */
@@ -213,8 +220,6 @@ static int visit_kernel(struct config_loader *loader, const char *key, yaml_node
 			void *arg)
 {
 	struct job_kernel *kernel = arg;
-	uint64_t parallel;
-	int rc;
 
 	if (strcmp(key, "tree") == 0) {
 		kernel->tree_where = config_node_location(loader, value);
@@ -236,15 +241,9 @@ static int visit_kernel(struct config_loader *loader, const char *key, yaml_node
 		return expect_command_line(loader, value, &kernel->command_line);
 	if (strcmp(key, "kbuild") == 0)
 		return load_kbuild(loader, value, &kernel->kbuild);
-	if (strcmp(key, "parallel_builds") == 0) {
-		rc = config_expect_number(loader, value, "parallel_builds", MAX_PARALLEL_BUILDS,
-					  &parallel);
-		if (!rc && parallel == 0)
-			rc = config_fail_at(loader, value, "parallel_builds must be 1..%d (leave it "
-					    "out for one per CPU)", MAX_PARALLEL_BUILDS);
-		kernel->parallel_builds = (unsigned int)parallel;
-		return rc;
-	}
+	if (strcmp(key, "parallel_builds") == 0)
+		return expect_positive(loader, value, "parallel_builds", MAX_PARALLEL_BUILDS,
+				       " (leave it out for one per CPU)", &kernel->parallel_builds);
 	return config_fail_at(loader, value,
 			      "kernel: unknown key '%s' (known: tree, build, kbuild, artifact, release, "
 			      "command_line, parallel_builds)", key);
@@ -334,8 +333,6 @@ static int visit_workload(struct config_loader *loader, const char *key, yaml_no
 			  void *arg)
 {
 	struct job_workload *workload = arg;
-	uint64_t repeats;
-	int rc;
 
 	if (strcmp(key, "name") == 0)
 		return expect_plain_name(loader, value, "workload name", &workload->name);
@@ -347,13 +344,8 @@ static int visit_workload(struct config_loader *loader, const char *key, yaml_no
 					workload);
 	if (strcmp(key, "timeout") == 0)
 		return expect_seconds(loader, value, "workload timeout", &workload->timeout_seconds);
-	if (strcmp(key, "repeats") == 0) {
-		rc = config_expect_number(loader, value, "repeats", MAX_REPEATS, &repeats);
-		if (!rc && repeats == 0)
-			rc = config_fail_at(loader, value, "repeats must be 1..%d", MAX_REPEATS);
-		workload->repeats = (unsigned int)repeats;
-		return rc;
-	}
+	if (strcmp(key, "repeats") == 0)
+		return expect_positive(loader, value, "repeats", MAX_REPEATS, "", &workload->repeats);
 	return config_fail_at(loader, value,
 			      "workload: unknown key '%s' (known: name, script, parameters, repeats, timeout)",
 			      key);

@@ -20,6 +20,8 @@
  * build a round needs, and those still waiting when the next guess comes
  * are cancelled, so this only bounds memory (two rounds' guesses). */
 #define MAX_SPECULATIVE_BUILDS 32
+/* the results a round of up to 3 commits can have (2^3); with more, 2 */
+#define MAX_GUESS_CASES 8
 /* the bad end is run this many times on every board before "it does not
  * show the symptom" is believed */
 #define BAD_END_ROUNDS 2
@@ -484,15 +486,24 @@ static void on_speculative_built(struct build *build, const struct build_result 
 	prebuild_ended(lb);
 }
 
-static bool building_ahead(const struct lab_bisect *lb, const char *ref)
+/* The build ahead of ref still in flight (or its SKIP being stored); NULL if none. */
+static struct speculative_build *find_ahead(const struct lab_bisect *lb, const char *ref)
 {
 	size_t i;
 
 	for (i = 0; i < MAX_SPECULATIVE_BUILDS; i++) {
 		if (lb->speculative[i] && strcmp(lb->speculative[i]->ref, ref) == 0)
-			return true;
+			return lb->speculative[i];
 	}
-	return false;
+	return NULL;
+}
+
+/* A round now waits for it: no longer a guess. */
+static void needed_now(struct speculative_build *speculative)
+{
+	if (speculative->guess && speculative->build)
+		build_prioritize(speculative->build);
+	speculative->guess = false;
 }
 
 /* Builds ref ahead of the round that will test it: in the background when
@@ -506,15 +517,13 @@ static void build_ahead(struct lab_bisect *lb, const char *ref, bool guess)
 
 	if (lab_round_find(&lb->round, ref))
 		return;
-	for (i = 0; i < MAX_SPECULATIVE_BUILDS; i++) {
-		if (lb->speculative[i] && strcmp(lb->speculative[i]->ref, ref) == 0) {
-			if (!guess && lb->speculative[i]->build) {
-				build_prioritize(lb->speculative[i]->build);
-				lb->speculative[i]->guess = false;
-			}
-			return;
-		}
-		if (!lb->speculative[i] && slot == MAX_SPECULATIVE_BUILDS)
+	if ((speculative = find_ahead(lb, ref)) != NULL) {
+		if (!guess)
+			needed_now(speculative);
+		return;
+	}
+	for (i = 0; i < MAX_SPECULATIVE_BUILDS && slot == MAX_SPECULATIVE_BUILDS; i++) {
+		if (!lb->speculative[i])
 			slot = i;
 	}
 	if (slot == MAX_SPECULATIVE_BUILDS || !(speculative = calloc(1, sizeof(*speculative))))
@@ -604,9 +613,9 @@ static void start_speculative_builds(struct lab_bisect *lb)
 	const struct commit_graph *graph = lb->options.graph;
 	size_t stride = lb->pool_count + 1;
 	size_t *proposals = calloc(lb->round.group_count + 1, sizeof(*proposals));
-	size_t *next = calloc(8 * stride, sizeof(*next));
+	size_t *next = calloc(MAX_GUESS_CASES * stride, sizeof(*next));
 	size_t *guesses = calloc(MAX_SPECULATIVE_BUILDS, sizeof(*guesses));
-	size_t next_count[8] = { 0 };
+	size_t next_count[MAX_GUESS_CASES] = { 0 };
 	enum bisect_result assumed[64];
 	size_t g, i, n, count = 0, cases, guess_count = 0;
 
@@ -1000,6 +1009,7 @@ static void describe_confirmation(struct lab_bisect *lb, const struct bisect_sta
 static bool prebuild(struct lab_bisect *lb, const size_t *proposals, size_t count)
 {
 	const struct commit_graph *graph = lb->options.graph;
+	struct speculative_build *ahead;
 	bool waiting = false;
 	size_t i;
 
@@ -1011,8 +1021,8 @@ static bool prebuild(struct lab_bisect *lb, const size_t *proposals, size_t coun
 		size_t p = proposals[i];
 
 		/* still building, or found not to build with its SKIP not stored yet */
-		if (building_ahead(lb, graph->ids[p])) {
-			build_ahead(lb, graph->ids[p], false);	/* no longer a guess */
+		if ((ahead = find_ahead(lb, graph->ids[p])) != NULL) {
+			needed_now(ahead);
 			waiting = true;
 			continue;
 		}
@@ -1021,7 +1031,7 @@ static bool prebuild(struct lab_bisect *lb, const size_t *proposals, size_t coun
 		if (lb->builds[p] != 0 || lb->passes[p] + lb->fails[p] > 0)
 			continue;
 		build_ahead(lb, graph->ids[p], false);
-		waiting |= building_ahead(lb, graph->ids[p]);
+		waiting |= find_ahead(lb, graph->ids[p]) != NULL;
 	}
 	lb->prebuilding = waiting;
 	lb->prebuild_waits += waiting;
