@@ -196,9 +196,21 @@ rb_compare() {
 }
 rb_gt() { rb_compare -gt '>' "$1" "$2"; }
 rb_ge() { rb_compare -ge '>=' "$1" "$2"; }
-# rb_calc EXPR_OF_a_b A B [FORMAT]: prints the expression's value
+# rb_calc EXPR_OF_a_b A B [FORMAT]: sets rb_value to the expression's value
+# (called as is, not in $(...): a subshell around the awk would be one more
+# process)
 rb_calc() {
-	awk -v a="$2" -v b="$3" -v fmt="${4:-%.3f}" "BEGIN { printf fmt \"\\n\", $1 }"
+	rb_value=$(awk -v a="$2" -v b="$3" -v fmt="${4:-%.3f}" "BEGIN { printf fmt, $1 }")
+}
+
+# rb_loss_percent SENT RECEIVED: sets rb_value to the share lost, "12.50";
+# no awk for the usual answer, none lost
+rb_loss_percent() {
+	if [ "$1" -eq "$2" ]; then
+		rb_value=0.00
+	else
+		rb_calc '(a - b) * 100 / a' "$1" "$2" '%.2f'
+	fi
 }
 
 # ---- time --------------------------------------------------------------------
@@ -391,16 +403,17 @@ rb_kind_count() {
 	esac
 }
 
+# rb_kind_total KIND: sets rb_total to the tests that failed with KIND
 rb_kind_total() {
 	case $1 in
-	not_associated) echo "$rb_n_not_associated" ;;
-	auth_timeout) echo "$rb_n_auth_timeout" ;;
-	connection_lost) echo "$rb_n_connection_lost" ;;
-	tx_dma_stop) echo "$rb_n_tx_dma_stop" ;;
-	rx_dma_stop) echo "$rb_n_rx_dma_stop" ;;
-	ping_loss) echo "$rb_n_ping_loss" ;;
-	tx_failed) echo "$rb_n_tx_failed" ;;
-	*) echo 0 ;;
+	not_associated) rb_total=$rb_n_not_associated ;;
+	auth_timeout) rb_total=$rb_n_auth_timeout ;;
+	connection_lost) rb_total=$rb_n_connection_lost ;;
+	tx_dma_stop) rb_total=$rb_n_tx_dma_stop ;;
+	rx_dma_stop) rb_total=$rb_n_rx_dma_stop ;;
+	ping_loss) rb_total=$rb_n_ping_loss ;;
+	tx_failed) rb_total=$rb_n_tx_failed ;;
+	*) rb_total=0 ;;
 	esac
 }
 
@@ -484,7 +497,8 @@ rb_report_failures() {
 	rb_unit=$1
 	shift
 	for rb_k in "$@"; do
-		rb_metric "failed_$rb_k" "$(rb_kind_total "$rb_k")" "$rb_unit"
+		rb_kind_total "$rb_k"
+		rb_metric "failed_$rb_k" "$rb_total" "$rb_unit"
 	done
 	rb_metric failed "$rb_n_failed" "$rb_unit"
 }
@@ -550,21 +564,18 @@ EOF
 # although the station did associate: where `timeout` exists (coreutils,
 # busybox) an attempt is cut after this many seconds and the link decides.
 RB_CONNECT_WAIT=10
-rb_bounded_iw() {
-	if command -v timeout >/dev/null 2>&1; then
-		timeout "$RB_CONNECT_WAIT" iw "$@"
-	else
-		iw "$@"
-	fi
-}
 
 # rb_connect_once scan|same-channel: one `iw connect -w`; its last line of
-# output goes to rb_connect_said.
+# output goes to rb_connect_said. The iw (or the timeout) is what the command
+# substitution runs itself: no shell function between, no process more.
 rb_connect_once() {
+	rb_bound=
+	command -v timeout >/dev/null 2>&1 && rb_bound="timeout $RB_CONNECT_WAIT"
+	# shellcheck disable=SC2086 # $rb_bound: the words "timeout N", or none
 	if [ "$1" = same-channel ]; then
-		rb_out=$(rb_bounded_iw dev "$rb_iface" connect -w "$rb_ssid" "$rb_freq" "$rb_bssid" 2>&1)
+		rb_out=$($rb_bound iw dev "$rb_iface" connect -w "$rb_ssid" "$rb_freq" "$rb_bssid" 2>&1)
 	else
-		rb_out=$(rb_bounded_iw dev "$rb_iface" connect -w "$rb_ssid" 2>&1)
+		rb_out=$($rb_bound iw dev "$rb_iface" connect -w "$rb_ssid" 2>&1)
 	fi
 	rb_last_words "$rb_out"
 	rb_connect_said=$rb_last_words
@@ -739,7 +750,8 @@ rb_tx_account() {
 	rb_tx_f_total=$((rb_tx_f_total + $3))
 	if [ "$1" -gt 0 ] && [ $(($3 * 100)) -gt $(($1 * RB_TX_FAILED_LIMIT)) ]; then
 		rb_kind_add tx_failed
-		rb_diag_add "tx failed $3 of $1 packets ($(rb_calc 'a * 100 / b' "$3" "$1" '%.1f') %, limit $RB_TX_FAILED_LIMIT %) $4"
+		rb_calc 'a * 100 / b' "$3" "$1" '%.1f'
+		rb_diag_add "tx failed $3 of $1 packets ($rb_value %, limit $RB_TX_FAILED_LIMIT %) $4"
 	fi
 }
 
@@ -777,7 +789,9 @@ rb_report_tx() {
 	rb_metric tx_retries "$rb_tx_r_total" count
 	rb_metric tx_failed "$rb_tx_f_total" count
 	if [ "$rb_tx_p_total" -gt 0 ]; then
-		rb_metric tx_failed_ratio "$(rb_calc 'a * 100 / b' "$rb_tx_f_total" "$rb_tx_p_total" '%.2f')" %
+		# tx failed of tx packets in %, the same sum as a loss (none: no awk)
+		rb_loss_percent "$rb_tx_p_total" "$((rb_tx_p_total - rb_tx_f_total))"
+		rb_metric tx_failed_ratio "$rb_value" %
 	fi
 }
 
@@ -876,14 +890,18 @@ rb_power_report() {
 	rb_power_e1=
 	[ -z "$rb_power_e0" ] || read -r rb_power_e1 <"$rb_meter/energy1_input"
 	if rb_is_uint "$rb_power_e1" && [ -n "$rb_power_e0" ]; then
-		rb_uj=$(rb_calc 'a - b' "$rb_power_e1" "$rb_power_e0" '%.0f')
-		rb_metric energy "$(rb_calc 'a / 1000000' "$rb_uj" 0 '%.3f')" J
-		if rb_gt "$rb_duration" 0; then
-			rb_metric power_avg "$(rb_calc 'a / b / 1000' "$rb_uj" "$rb_duration" '%.1f')" mW
-		fi
+		# energy in J, then the average power in mW when time passed: one awk
+		rb_value=$(awk -v e1="$rb_power_e1" -v e0="$rb_power_e0" -v d="$rb_duration" 'BEGIN {
+			uj = sprintf("%.0f", e1 - e0) + 0
+			printf "%.3f", uj / 1000000
+			if (d + 0 > 0) printf " %.1f", uj / d / 1000 }')
+		rb_metric energy "${rb_value%% *}" J
+		case $rb_value in *" "*) rb_metric power_avg "${rb_value#* }" mW ;; esac
 	elif [ "$rb_power_n" -gt 0 ]; then
-		rb_mw=$(rb_calc 'a / b / 1000' "$rb_power_sum" "$rb_power_n" '%.1f')
-		rb_metric energy "$(rb_calc 'a * b / 1000' "$rb_mw" "$rb_duration" '%.3f')" J
+		rb_calc 'a / b / 1000' "$rb_power_sum" "$rb_power_n" '%.1f'
+		rb_mw=$rb_value
+		rb_calc 'a * b / 1000' "$rb_mw" "$rb_duration" '%.3f'
+		rb_metric energy "$rb_value" J
 		rb_metric power_avg "$rb_mw" mW
 		echo "# power from $rb_power_n samples of power1_input (the meter has no energy1_input)"
 	else

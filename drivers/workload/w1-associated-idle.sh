@@ -117,7 +117,8 @@ done
 
 rb_metric keepalives_sent "$ka_sent_total" count
 if [ "$ka_sent_total" -gt 0 ]; then
-	rb_metric keepalive_loss "$(rb_calc '(a - b) * 100 / a' "$ka_sent_total" "$ka_recv_total" '%.2f')" %
+	rb_loss_percent "$ka_sent_total" "$ka_recv_total"
+	rb_metric keepalive_loss "$rb_value" %
 fi
 # shellcheck disable=SC2086 # a list of words
 rb_report_run phases $RB_KINDS

@@ -100,7 +100,10 @@ while [ "$n" -le "$phases" ]; do
 	rb_station_delta
 	rb_tx_account "$rb_d_p" "$rb_d_r" "$rb_d_f" "in phase $n"
 	loss=0
-	[ "$sent" -eq 0 ] || loss=$(rb_calc '(a - b) * 100 / a' "$sent" "$recv" '%.2f')
+	if [ "$sent" -ne 0 ]; then
+		rb_loss_percent "$sent" "$recv"
+		loss=$rb_value
+	fi
 	rb_diag_add "phase $n: ping $recv/$sent answered, tx packets $rb_d_p retries $rb_d_r failed $rb_d_f"
 	if [ $(((sent - recv) * 100)) -gt $((sent * RB_PING_LOSS_LIMIT)) ]; then
 		rb_kind_add ping_loss
@@ -117,7 +120,8 @@ done
 rb_metric pings_sent "$sent_total" count
 rb_metric pings_received "$recv_total" count
 if [ "$sent_total" -gt 0 ]; then
-	rb_metric ping_loss_total "$(rb_calc '(a - b) * 100 / a' "$sent_total" "$recv_total" '%.2f')" %
+	rb_loss_percent "$sent_total" "$recv_total"
+	rb_metric ping_loss_total "$rb_value" %
 fi
 # shellcheck disable=SC2086 # a list of words
 rb_report_run phases $RB_KINDS
