@@ -71,6 +71,14 @@ start_lane() {
 	done
 }
 
+# "# run-all: N s: WHAT" marks each phase's end, for reading where a slow
+# check spent its time: a test's own seconds do not show the waits between.
+# The clock and the load average at the start tell a slow build (make
+# check's start to here) or a machine busy with others' work.
+run_started=$(date +%s)
+phase() { echo "# run-all: $(($(date +%s) - run_started)) s: $*"; }
+echo "# run-all: started $(date -u '+%F %T') UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
 start_lane own
 own_lane=$lane_entries
 
@@ -158,7 +166,9 @@ for t in tests/integration/test_*.sh; do
 	run_integration "$t"
 done
 
+phase "the foreground tests done; waiting for the own lanes"
 wait	# the own-lane tests
+phase "the own lanes done"
 # shellcheck disable=SC2086 # lists of words
 finish_own_lanes unit count_unit $unit_own_lane
 # shellcheck disable=SC2086
@@ -171,7 +181,9 @@ for t in tests/integration/test_*.sh; do
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
 	grep -q '^# lane: last$' "$t" && run_integration "$t"
 done
+phase "the last lane done; waiting for the end lane"
 wait	# the end lane
+phase "the end lane done"
 # shellcheck disable=SC2086
 finish_own_lanes integration count_integration $end_lane
 
