@@ -38,6 +38,17 @@
  */
 #define REMOTE_WORKLOAD_PREFIX "/tmp/rackbisect-workload."
 #define REMOTE_WORKLOAD_TEMPLATE REMOTE_WORKLOAD_PREFIX "XXXXXXXX"
+/*
+ * Each SSH command costs the board a session: a process of sshd, a shell and
+ * the command's own (a fifth of a short run's CPU on the virtual lab). So the
+ * directory is made in the command that reads the kernel log's length before
+ * the workload, and removed in the one that reads it after. Fixed text, run
+ * as `sh -c TEXT sh ARG`: the directory is an argument, never text. Exit 1:
+ * the first step failed; 2: the second did (the kernel log read, or the
+ * directory made, before it).
+ */
+#define MAKE_DIR_THEN_READ_LOG "mktemp -d \"$1\" || exit 1; dmesg || exit 2"
+#define READ_LOG_THEN_REMOVE_DIR "dmesg || exit 1; rm -rf -- \"$1\" || exit 2"
 
 enum run_phase {
 	PHASE_CONNECT,
@@ -787,34 +798,12 @@ static char **split_lines(const char *text, size_t *count)
 	return lines;
 }
 
-static void on_remote_dir_removed(struct run *run, const struct transport_exec_result *result)
-{
-	/* the observation is complete: a leftover in the board's /tmp is no
-	 * reason to doubt it */
-	if (result->status || result->exit_status != 0)
-		log_event(run->environment.log, LOG_NOTICE, run->board->name, run->id,
-			  "cleanup-failed", "rm -rf %s: %s", run->remote_dir,
-			  result->status ? result->error_text : result->stderr_text);
-	finish(run);
-}
-
-static void remove_remote_dir(struct run *run)
-{
-	const char *const argv[] = { "rm", "-rf", "--", run->remote_dir, NULL };
-
-	if (!run->remote_dir[0]) {
-		finish(run);
-		return;
-	}
-	run_exec(run, argv, run->step_timeout_ms, on_remote_dir_removed);
-}
-
 static void on_dmesg_after(struct run *run, const struct transport_exec_result *result)
 {
 	size_t count = 0, i;
 	char **lines;
 
-	if (result->status || result->exit_status != 0) {
+	if (result->status || (result->exit_status != 0 && result->exit_status != 2)) {
 		note_lab_error(run, VERDICT_LAB_UNREACHABLE, "board %s: reading the kernel log failed: %s",
 			       run->board->name, result->error_text ? result->error_text : "dmesg failed");
 		finish(run);
@@ -837,7 +826,12 @@ static void on_dmesg_after(struct run *run, const struct transport_exec_result *
 		for (i = 0; i < count; i++)
 			free(lines[i]);
 	free(lines);
-	remove_remote_dir(run);
+	/* the observation is complete: a leftover in the board's /tmp is no
+	 * reason to doubt it */
+	if (result->exit_status == 2)
+		log_event(run->environment.log, LOG_NOTICE, run->board->name, run->id,
+			  "cleanup-failed", "rm -rf %s: %s", run->remote_dir, result->stderr_text);
+	finish(run);
 }
 
 /* What the workload said besides its KTAP, and how it ended: a run with no
@@ -885,7 +879,8 @@ static char *kept_output(struct run *run, const struct transport_exec_result *re
 
 static void on_workload_done(struct run *run, const struct transport_exec_result *result)
 {
-	static const char *const dmesg[] = { "dmesg", NULL };
+	const char *const capture[] = { "sh", "-c", READ_LOG_THEN_REMOVE_DIR, "sh", run->remote_dir,
+					NULL };
 
 	if (run->phase != PHASE_WORKLOAD)
 		return;	/* the watchdog took over */
@@ -907,7 +902,7 @@ static void on_workload_done(struct run *run, const struct transport_exec_result
 		note_lab_error(run, VERDICT_LAB_CONSOLE_LOST, "board %s: console lost during %s",
 			       run->board->name, run->spec.workload->name);
 	run->phase = PHASE_CAPTURE;
-	run_exec(run, dmesg, run->step_timeout_ms, on_dmesg_after);
+	run_exec(run, capture, run->step_timeout_ms, on_dmesg_after);
 }
 
 static void run_workload(struct run *run)
@@ -934,27 +929,10 @@ static void run_workload(struct run *run)
 	free(argv);
 }
 
-static void on_dmesg_before(struct run *run, const struct transport_exec_result *result)
-{
-	const char *c;
-
-	if (result->status || result->exit_status != 0) {
-		note_lab_error(run, VERDICT_LAB_UNREACHABLE, "board %s: reading the kernel log failed: %s",
-			       run->board->name, result->error_text ? result->error_text : "dmesg failed");
-		finish(run);
-		return;
-	}
-	run->dmesg_baseline = 0;
-	for (c = result->stdout_text; c && *c; c++)
-		run->dmesg_baseline += *c == '\n';
-	run_workload(run);
-}
-
 static const char *const workload_files[] = { "lib.sh", NULL /* the script */ };
 
 static void upload_next(struct run *run, int status, const char *error_text)
 {
-	static const char *const dmesg[] = { "dmesg", NULL };
 	const char *script = strrchr(run->spec.workload->script, '/');
 	const char *name;
 	char local[PATH_MAX], remote[PATH_MAX];
@@ -968,7 +946,7 @@ static void upload_next(struct run *run, int status, const char *error_text)
 	script = script ? script + 1 : run->spec.workload->script;
 	name = run->upload_index == 0 ? workload_files[0] : run->upload_index == 1 ? script : NULL;
 	if (!name) {
-		run_exec(run, dmesg, run->step_timeout_ms, on_dmesg_before);
+		run_workload(run);
 		return;
 	}
 	run->upload_index++;
@@ -1002,28 +980,45 @@ static int take_remote_dir(struct run *run, const char *text, size_t length)
 			   run->remote_dir, script ? script + 1 : run->spec.workload->script);
 }
 
+/* The kernel log's length before the workload: its lines after mktemp's. */
+static void count_log_before(struct run *run, const char *log)
+{
+	run->dmesg_baseline = 0;
+	for (; log && *log; log++)
+		run->dmesg_baseline += *log == '\n';
+}
+
 static void on_workload_dir(struct run *run, const struct transport_exec_result *result)
 {
+	const char *text = result->stdout_text ? result->stdout_text : "";
+	size_t first_line = strcspn(text, "\n");
 	char why[700];
 
-	if (result->status || result->exit_status != 0) {
+	if (result->status || (result->exit_status != 0 && result->exit_status != 2)) {
 		upload_next(run, result->status ? result->status : -EIO,
 			    result->status ? result->error_text : result->stderr_text);
 		return;
 	}
-	if (take_remote_dir(run, result->stdout_text, result->stdout_length)) {
+	if (take_remote_dir(run, text, first_line)) {
 		snprintf(why, sizeof(why), "mktemp -d %s printed '%.*s', not a directory name",
-			 REMOTE_WORKLOAD_TEMPLATE, (int)strcspn(result->stdout_text, "\n"),
-			 result->stdout_text);
+			 REMOTE_WORKLOAD_TEMPLATE, (int)first_line, text);
 		upload_next(run, -EPROTO, why);
 		return;
 	}
+	if (result->exit_status == 2) {
+		note_lab_error(run, VERDICT_LAB_UNREACHABLE, "board %s: reading the kernel log failed: %s",
+			       run->board->name, result->stderr_length ? result->stderr_text : "dmesg failed");
+		finish(run);
+		return;
+	}
+	count_log_before(run, text[first_line] ? text + first_line + 1 : "");
 	upload_next(run, 0, NULL);
 }
 
 static void start_workload(struct run *run)
 {
-	static const char *const make_dir[] = { "mktemp", "-d", REMOTE_WORKLOAD_TEMPLATE, NULL };
+	static const char *const make_dir[] = { "sh", "-c", MAKE_DIR_THEN_READ_LOG, "sh",
+						REMOTE_WORKLOAD_TEMPLATE, NULL };
 
 	run->phase = PHASE_PREPARE;
 	run->upload_index = 0;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -246,9 +247,41 @@ static int local_connect(struct transport *base, transport_connect_cb callback, 
 	return complete_soon(request);
 }
 
+/*
+ * The environment of a command run for real: PATH starts with a directory
+ * whose `dmesg` prints nothing, so that the run's own shell steps that read
+ * the kernel log (`sh -c '... dmesg ...'`) see the same empty log as a bare
+ * `dmesg`, wherever the test runs. Sets env (its PATH entry in path).
+ */
+static void stub_environment(char **env, size_t most, char *path, size_t path_size)
+{
+	extern char **environ;
+	char stub_dir[200], stub[220];
+	const char *old_path = getenv("PATH");
+	size_t n = 0;
+	FILE *file;
+
+	snprintf(stub_dir, sizeof(stub_dir), "%s/stub-bin", local_world.output_dir);
+	snprintf(stub, sizeof(stub), "%s/dmesg", stub_dir);
+	if (access(stub, X_OK) != 0) {
+		assert_true(mkdir(stub_dir, 0700) == 0 || errno == EEXIST);
+		assert_non_null(file = fopen(stub, "w"));
+		fputs("#!/bin/sh\n# the test board's kernel log: empty\nexit 0\n", file);
+		assert_int_equal(fclose(file), 0);
+		assert_int_equal(chmod(stub, 0700), 0);
+	}
+	snprintf(path, path_size, "PATH=%s:%s", stub_dir, old_path ? old_path : "/usr/bin:/bin");
+	env[n++] = path;
+	for (char **e = environ; *e && n + 1 < most; e++)
+		if (strncmp(*e, "PATH=", 5) != 0)
+			env[n++] = *e;
+	env[n] = NULL;
+}
+
 static int local_exec(struct transport *base, const char *const *argv, uint64_t timeout_ms,
 		      transport_exec_cb callback, void *data)
 {
+	char *env[256], path[4096];
 	struct local_request *request;
 	char mapped[32][256];
 	char *args[33];
@@ -294,8 +327,10 @@ static int local_exec(struct transport *base, const char *const *argv, uint64_t 
 	stdio[1].data.fd = out_fd;
 	stdio[2].flags = UV_INHERIT_FD;
 	stdio[2].data.fd = err_fd;
+	stub_environment(env, sizeof(env) / sizeof(env[0]), path, sizeof(path));
 	options.file = args[0];
 	options.args = args;
+	options.env = env;
 	options.stdio = stdio;
 	options.stdio_count = 3;
 	options.exit_cb = on_process_exit;

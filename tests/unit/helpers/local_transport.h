@@ -3,7 +3,8 @@
  * whose "remote" commands run on this machine, with the boards' /tmp mapped
  * into local_world.shared_tmp. Like the virtual lab's boards (and any boards
  * that share a filesystem), every board sees the same /tmp; no network is
- * used. `dmesg` answers empty; `true` counts as the watchdog's probe.
+ * used. `dmesg` answers empty (also inside a shell: a stub leads PATH); `true`
+ * counts as the watchdog's probe.
  *
  *   snprintf(local_world.shared_tmp, ...); snprintf(local_world.output_dir, ...);
  *   board->transport_ops = &local_transport_ops;
