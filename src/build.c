@@ -704,8 +704,10 @@ static void build_anew(struct build *build)
 {
 	int rc;
 
-	if (build->queue && !build->working)
-		return queue_add(build);
+	if (build->queue && !build->working) {
+		queue_add(build);
+		return;
+	}
 	rc = make_work_dirs(build);
 	if (rc) {
 		set_outcome(build, trouble_status(rc), "commit %s: cannot prepare a build under %s: %s",

@@ -467,20 +467,17 @@ static void on_speculative_built(struct build *build, const struct build_result 
 		free(speculative);
 		return;
 	}
-	if (result->status == -ECANCELED) {	/* a stale guess, dropped before it started */
-		forget_speculative(lb, speculative);
-		free(speculative);
-		prebuild_ended(lb);
-		return;
+	/* -ECANCELED: a stale guess, dropped before it started */
+	if (result->status != -ECANCELED) {
+		log_event(&lb->options.session->log, LOG_INFO, NULL, 0, "built-ahead", "%s %s",
+			  result->commit, result->status == 0 ? result->release : "did not build");
+		if (result->commit[0])
+			remember_built_ahead(lb, result->commit);
+		note_built(lb, result);
+		if (result->status == -ENOEXEC && result->commit[0] &&
+		    store_speculative_skip(lb, speculative, result) == 0)
+			return;	/* its slot is kept until the SKIP is stored */
 	}
-	log_event(&lb->options.session->log, LOG_INFO, NULL, 0, "built-ahead", "%s %s", result->commit,
-		  result->status == 0 ? result->release : "did not build");
-	if (result->commit[0])
-		remember_built_ahead(lb, result->commit);
-	note_built(lb, result);
-	if (result->status == -ENOEXEC && result->commit[0] &&
-	    store_speculative_skip(lb, speculative, result) == 0)
-		return;	/* its slot is kept until the SKIP is stored */
 	forget_speculative(lb, speculative);
 	free(speculative);
 	prebuild_ended(lb);

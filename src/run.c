@@ -49,6 +49,7 @@
  */
 #define MAKE_DIR_THEN_READ_LOG "mktemp -d \"$1\" || exit 1; dmesg || exit 2"
 #define READ_LOG_THEN_REMOVE_DIR "dmesg || exit 1; rm -rf -- \"$1\" || exit 2"
+#define SECOND_STEP_FAILED 2
 
 enum run_phase {
 	PHASE_CONNECT,
@@ -798,15 +799,21 @@ static char **split_lines(const char *text, size_t *count)
 	return lines;
 }
 
+/* The run ends as lab trouble: the board did not give its kernel log. */
+static void kernel_log_unreadable(struct run *run, const struct transport_exec_result *result)
+{
+	note_lab_error(run, VERDICT_LAB_UNREACHABLE, "board %s: reading the kernel log failed: %s",
+		       run->board->name, result->error_text ? result->error_text : "dmesg failed");
+	finish(run);
+}
+
 static void on_dmesg_after(struct run *run, const struct transport_exec_result *result)
 {
 	size_t count = 0, i;
 	char **lines;
 
-	if (result->status || (result->exit_status != 0 && result->exit_status != 2)) {
-		note_lab_error(run, VERDICT_LAB_UNREACHABLE, "board %s: reading the kernel log failed: %s",
-			       run->board->name, result->error_text ? result->error_text : "dmesg failed");
-		finish(run);
+	if (result->status || (result->exit_status != 0 && result->exit_status != SECOND_STEP_FAILED)) {
+		kernel_log_unreadable(run, result);
 		return;
 	}
 	write_file(run, "dmesg.log", result->stdout_text);
@@ -828,7 +835,7 @@ static void on_dmesg_after(struct run *run, const struct transport_exec_result *
 	free(lines);
 	/* the observation is complete: a leftover in the board's /tmp is no
 	 * reason to doubt it */
-	if (result->exit_status == 2)
+	if (result->exit_status == SECOND_STEP_FAILED)
 		log_event(run->environment.log, LOG_NOTICE, run->board->name, run->id,
 			  "cleanup-failed", "rm -rf %s: %s", run->remote_dir, result->stderr_text);
 	finish(run);
@@ -994,7 +1001,7 @@ static void on_workload_dir(struct run *run, const struct transport_exec_result 
 	size_t first_line = strcspn(text, "\n");
 	char why[700];
 
-	if (result->status || (result->exit_status != 0 && result->exit_status != 2)) {
+	if (result->status || (result->exit_status != 0 && result->exit_status != SECOND_STEP_FAILED)) {
 		upload_next(run, result->status ? result->status : -EIO,
 			    result->status ? result->error_text : result->stderr_text);
 		return;
@@ -1005,10 +1012,8 @@ static void on_workload_dir(struct run *run, const struct transport_exec_result 
 		upload_next(run, -EPROTO, why);
 		return;
 	}
-	if (result->exit_status == 2) {
-		note_lab_error(run, VERDICT_LAB_UNREACHABLE, "board %s: reading the kernel log failed: %s",
-			       run->board->name, result->stderr_length ? result->stderr_text : "dmesg failed");
-		finish(run);
+	if (result->exit_status == SECOND_STEP_FAILED) {
+		kernel_log_unreadable(run, result);
 		return;
 	}
 	count_log_before(run, text[first_line] ? text + first_line + 1 : "");
