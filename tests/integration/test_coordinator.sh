@@ -24,7 +24,7 @@ work=$(mktemp -d /tmp/rackbisect-coordinator-test-XXXXXX)
 state=$work/state
 lab=$work/lab.yaml
 hang_lab=$work/hang-lab.yaml
-job=$root/jobs/ath9k-ps.yaml
+job=$work/quick.yaml
 
 cleanup() {
 	[ -n "${background:-}" ] && kill -9 "$background" 2>/dev/null
@@ -65,15 +65,11 @@ boards:
     seed: 2
 YAML
 
-# A job of W3 alone, for the hang and for `git bisect run` (W3 is what
-# 3.3.1 breaks on these chips; the other workloads would only add time).
-sed -n '1,/^workloads:/p' "$job" >"$work/w3.yaml"
-cat >>"$work/w3.yaml" <<'YAML'
-  - name: W3
-    parameters: {cycles: 20, idle-min: 1, idle-max: 10, reconnect: mixed, seed: 42}
-    timeout: 900
-YAML
-sed -n '/^symptoms:/,$p' "$job" >>"$work/w3.yaml"
+# jobs/ath9k-ps.yaml with shorter workloads (lib.sh): W1-W4, and W3 alone
+# for the hang and for `git bisect run` (W3 is what 3.3.1 breaks on these
+# chips; the other workloads would only add time).
+quick_job "$root" W1 W2 W3 W4 >"$job"
+quick_job "$root" W3 >"$work/w3.yaml"
 
 rbx() { "$rb" "$@" --lab "$lab" --state "$state"; }
 cell() {	# cell JSON BOARD WORKLOAD: the outcome of the first repeat
