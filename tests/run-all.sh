@@ -30,8 +30,7 @@ export RACKBISECT_KERNEL_CACHE=$kernel_cache
 # software emulation needs the CPU the other lanes would take. It runs on one
 # core; those with "# lane: end" run beside it, on the other (the fault
 # matrix's two halves: mostly waiting on their hang and boot limits, which are
-# met only on a host not loaded by every lane; and LAVA, whose set-up is CPU
-# work that the last phase had room for).
+# met only on a host not loaded by every lane).
 # start_own_lane TEST LIMIT COMMAND...: runs COMMAND in the background with its
 # output, status and seconds beside a new log; sets lane_entry to "TEST:LOG".
 start_own_lane() {

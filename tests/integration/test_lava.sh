@@ -1,8 +1,8 @@
 #!/bin/bash
-# lane: end
-# (beside the QEMU board, at the end of make check: LAVA's set-up is CPU work,
-# 41 s alone but 271 s beside every other lane, and that last phase had most
-# of a core idle)
+# lane: own
+# (not "end", beside the QEMU board: the end phase has most of a core idle,
+# but LAVA there took the QEMU board from 345 to 517 s, its TCG guest slowed
+# by the load)
 # A lab of type lava (issue 8) against a real LAVA: Debian's lava-server and
 # lava-dispatcher, set up and started here (tests/integration/lava_env.sh:
 # a private PostgreSQL, LAVA's web server, scheduler, publisher and a
