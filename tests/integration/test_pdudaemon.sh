@@ -62,7 +62,7 @@ check "the lab of two boards is up" test $? -eq 0
 pdudaemon --conf "$work/pdudaemon.json" --logfile "$work/pdudaemon.log" >/dev/null 2>&1 &
 pdudaemon_pid=$!
 touch "$work/pdudaemon.log"
-timeout 120 grep -q -m1 "Listening on 127.77.12.2:16421" <(tail -n +1 -F "$work/pdudaemon.log" 2>/dev/null)
+timeout 120 grep -q -m1 "Listening on 127.77.12.2:16421" <(timeout 120 tail -n +1 -F "$work/pdudaemon.log" 2>/dev/null)
 check "pdudaemon (Debian's) listens on 127.77.12.2:16421" test $? -eq 0
 
 power() { timeout 60 "$rb" power "$@" --lab "$lab" --state "$state"; }

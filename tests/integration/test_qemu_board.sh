@@ -137,6 +137,9 @@ check "... the fingerprint it shows is the board's own" contains "$work/trust.ou
 
 "$rb" console q1 --lab "$lab" --state "$state" >"$work/console.out" 2>"$work/console.err" &
 console_pid=$!
+# QEMU's serial port serves one client at a time, and the run's coordinator
+# reads it too: the run starts once this reader holds it (ci15 lost that race)
+timeout 30 grep -q -m1 "console connected" <(timeout 30 tail -n +1 -F "$work/console.err" 2>/dev/null)
 
 started=$SECONDS
 timeout 900 "$rb" run "$work/job.yaml" --lab "$lab" --state "$state" --tree "$tree" \
@@ -171,7 +174,7 @@ check "... reconnected through real iw connect (reconnect times measured)" \
 check "... and pinged across the radio with no loss" grep -q -E '^# metric ping_loss_total=0.00 %' "$work/all.ktap"
 check "the kernel log of a run is the real mac80211's" grep -q -E 'wlan0: associated' "$runs"/*/dmesg.log
 
-timeout 20 grep -q -m1 "rackbisect-qemu-board: ready" <(tail -n +1 -F "$work/console.out" 2>/dev/null)
+timeout 20 grep -q -m1 "rackbisect-qemu-board: ready" <(timeout 20 tail -n +1 -F "$work/console.out" 2>/dev/null)
 check "rackbisect console read the board's serial line (QEMU's TCP serial port)" test $? -eq 0
 check "... the kexec'd kernel's boot is in the capture" grep -q "rackbisect.test=kexec-marker" "$work/console.out"
 

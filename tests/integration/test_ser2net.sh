@@ -77,7 +77,7 @@ start_ser2net() {
 }
 # waits (up to 20 s) until FILE has COUNT lines matching PATTERN
 wait_for() {
-	timeout 20 grep -q -m"$3" -e "$2" <(tail -n +1 -F "$1" 2>/dev/null)
+	timeout 20 grep -q -m"$3" -e "$2" <(timeout 20 tail -n +1 -F "$1" 2>/dev/null)
 }
 follow() {	# follow BOARD: rackbisect console BOARD into $work/BOARD.{out,err}
 	"$rb" console "$1" --lab "$lab" --state "$work/state" >"$work/$1.out" 2>"$work/$1.err" &
