@@ -799,6 +799,14 @@ static char **split_lines(const char *text, size_t *count)
 	return lines;
 }
 
+/* A merged command (MAKE_DIR_THEN_READ_LOG, READ_LOG_THEN_REMOVE_DIR) whose
+ * first step failed, or that did not run at all: its second step's failure
+ * alone leaves the first step's output good. */
+static bool first_step_failed(const struct transport_exec_result *result)
+{
+	return result->status || (result->exit_status != 0 && result->exit_status != SECOND_STEP_FAILED);
+}
+
 /* The run ends as lab trouble: the board did not give its kernel log. */
 static void kernel_log_unreadable(struct run *run, const struct transport_exec_result *result)
 {
@@ -812,7 +820,7 @@ static void on_dmesg_after(struct run *run, const struct transport_exec_result *
 	size_t count = 0, i;
 	char **lines;
 
-	if (result->status || (result->exit_status != 0 && result->exit_status != SECOND_STEP_FAILED)) {
+	if (first_step_failed(result)) {
 		kernel_log_unreadable(run, result);
 		return;
 	}
@@ -1001,7 +1009,7 @@ static void on_workload_dir(struct run *run, const struct transport_exec_result 
 	size_t first_line = strcspn(text, "\n");
 	char why[700];
 
-	if (result->status || (result->exit_status != 0 && result->exit_status != SECOND_STEP_FAILED)) {
+	if (first_step_failed(result)) {
 		upload_next(run, result->status ? result->status : -EIO,
 			    result->status ? result->error_text : result->stderr_text);
 		return;

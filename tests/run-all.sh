@@ -23,6 +23,18 @@ export RACKBISECT_BUILD=$(cd "$build" && pwd)
 kernel_cache=$(mktemp -d /tmp/rackbisect-check-kernels-XXXXXX)
 export RACKBISECT_KERNEL_CACHE=$kernel_cache
 
+# run_logged LOG LIMIT COMMAND...: runs COMMAND (killed after LIMIT seconds)
+# with its output in LOG, its status in LOG.status, its seconds in LOG.seconds
+run_logged() {
+	log=$1
+	limit=$2
+	shift 2
+	started=$(date +%s)
+	timeout --kill-after=10 "$limit" "$@" >"$log" 2>&1
+	echo $? >"$log.status"
+	echo $(($(date +%s) - started)) >"$log.seconds"
+}
+
 # An integration test whose header has the line "# lane: own" runs in the
 # background from the start, beside everything else: it spends most of its
 # time waiting on its own boards, and the other tests need not wait for it.
@@ -35,25 +47,25 @@ export RACKBISECT_KERNEL_CACHE=$kernel_cache
 # output, status and seconds beside a new log; sets lane_entry to "TEST:LOG".
 start_own_lane() {
 	lane_entry="$1:$(mktemp)"
-	log=${lane_entry#*:}
 	limit=$2
 	shift 2
-	(started=$(date +%s); timeout --kill-after=10 "$limit" "$@" >"$log" 2>&1
-	 echo $? >"$log.status"; echo $(($(date +%s) - started)) >"$log.seconds") &
+	run_logged "${lane_entry#*:}" "$limit" "$@" &
 }
 
-# finish_own_lanes KIND COUNTER ENTRY...: prints and counts each finished one
-finish_own_lanes() {
+# finish_logged KIND LANE COUNTER ENTRY...: prints and counts each finished
+# "TEST:LOG" of run_logged, as "== KIND (LANE lane): TEST" (LANE empty: "== KIND: TEST")
+finish_logged() {
 	kind=$1
-	counter=$2
-	shift 2
+	lane=$2
+	counter=$3
+	shift 3
 	for entry in "$@"; do
 		t=${entry%%:*}
 		log=${entry#*:}
-		echo "== $kind (own lane): $(basename "$t")"
+		echo "== $kind${lane:+ ($lane lane)}: $(basename "$t")"
 		cat "$log"
 		"$counter" "$(basename "$t")" "$log" "$(cat "$log.status" 2>/dev/null || echo 1)"
-		timings="$timings $(basename "$t")(own):$(cat "$log.seconds" 2>/dev/null || echo '?')"
+		timings="$timings $(basename "$t")${lane:+($lane)}:$(cat "$log.seconds" 2>/dev/null || echo '?')"
 		rm -f "$log" "$log.status" "$log.seconds"
 	done
 }
@@ -148,22 +160,16 @@ done
 # foreground integration tests, and are printed and counted after them. As
 # one chain with those, they left a core idle at the end of this phase: the
 # own lanes ended about two minutes before the chain (690 and 837 s).
-in_unit_chain() {
-	[ -x "$1" ] || return 1
-	case "$1" in *"$filter"*) ;; *) return 1 ;; esac
-	case " $unit_own_lane" in *" $1:"*) return 1 ;; esac
-}
 unit_chain=$(mktemp -d)
-(
-	for t in "$build"/asan/tests/test_*; do
-		in_unit_chain "$t" || continue
-		n=$unit_chain/$(basename "$t")
-		started=$(date +%s)
-		timeout --kill-after=10 900 "$t" >"$n.log" 2>&1
-		echo $? >"$n.status"
-		echo $(($(date +%s) - started)) >"$n.seconds"
-	done
-) &
+unit_chain_entries=""
+for t in "$build"/asan/tests/test_*; do
+	[ -x "$t" ] || continue
+	case "$t" in *"$filter"*) ;; *) continue ;; esac
+	case " $unit_own_lane" in *" $t:"*) continue ;; esac
+	unit_chain_entries="$unit_chain_entries $t:$unit_chain/$(basename "$t")"
+done
+# shellcheck disable=SC2086 # a list of words
+(for entry in $unit_chain_entries; do run_logged "${entry#*:}" 900 "${entry%%:*}"; done) &
 unit_chain_pid=$!
 
 for t in tests/integration/test_*.sh; do
@@ -174,23 +180,17 @@ for t in tests/integration/test_*.sh; do
 done
 
 wait "$unit_chain_pid"
-for t in "$build"/asan/tests/test_*; do
-	in_unit_chain "$t" || continue
-	n=$unit_chain/$(basename "$t")
-	echo "== unit: $(basename "$t")"
-	cat "$n.log" 2>/dev/null
-	count_unit "$(basename "$t")" "$n.log" "$(cat "$n.status" 2>/dev/null || echo 1)"
-	timings="$timings $(basename "$t"):$(cat "$n.seconds" 2>/dev/null || echo '?')"
-done
+# shellcheck disable=SC2086
+finish_logged unit "" count_unit $unit_chain_entries
 rm -rf "$unit_chain"
 
 phase "the foreground tests done; waiting for the own lanes"
 wait	# the own-lane tests
 phase "the own lanes done"
 # shellcheck disable=SC2086 # lists of words
-finish_own_lanes unit count_unit $unit_own_lane
+finish_logged unit own count_unit $unit_own_lane
 # shellcheck disable=SC2086
-finish_own_lanes integration count_integration $own_lane
+finish_logged integration own count_integration $own_lane
 
 start_lane end
 end_lane=$lane_entries
@@ -203,7 +203,7 @@ phase "the last lane done; waiting for the end lane"
 wait	# the end lane
 phase "the end lane done"
 # shellcheck disable=SC2086
-finish_own_lanes integration count_integration $end_lane
+finish_logged integration own count_integration $end_lane
 
 echo "seconds per test:$(echo "$timings" | tr ' ' '\n' | sort -t: -k2 -rn | tr '\n' ' ')"
 cat "$failed_checks"
