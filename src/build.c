@@ -42,6 +42,8 @@
 /* Worktrees kept per repository for builds to reuse: a lab builds a few
  * commits at once; beyond this many, a build gets a worktree of its own. */
 #define BUILD_SLOTS 8
+/* how often a build waiting for another's build of its tree looks again (ms) */
+#define ENTRY_LOCK_POLL_MS 100
 
 /* Given to every child: git must fail, not wait for a password no one types. */
 static char *const child_settings[] = { "GIT_TERMINAL_PROMPT=0", NULL };
@@ -113,6 +115,10 @@ struct build {
 	char entry[PATH_MAX];		/* <cache>/<tree id> */
 	char worktree[PATH_MAX];	/* "" until made, and once removed */
 	int slot_fd;			/* the slot's lock, held while building in it; -1: none */
+	int entry_lock_fd;		/* <cache>/locks/<entry>.lock, held from the cache's
+					 * miss to the entry's rename; -1: not held */
+	uv_timer_t lock_wait;		/* looks again while another build holds it */
+	bool lock_wait_open;		/* lock_wait initialized: closed before the free */
 	bool slot_pruned;		/* the slot was emptied and git told to forget it */
 	unsigned int worktree_attempts;	/* git worktree add, raced by another add */
 	char staging[PATH_MAX];		/* "" until made, and once renamed or removed */
@@ -698,14 +704,75 @@ static void start_check_out(struct build *build);
 
 static void queue_add(struct build *build);
 
+static void on_lock_wait(uv_timer_t *timer);
+
+/*
+ * The entry's lock, which every build of the same tree takes before it
+ * builds, in this process or another sharing the cache (flock: a crash lets
+ * go of it): 1 taken, 0 held by another build, or -errno.
+ */
+static int take_entry_lock(struct build *build)
+{
+	char dir[PATH_MAX], lock[PATH_MAX];
+	int rc, fd;
+
+	rc = path_format(dir, sizeof(dir), "%s/locks", build->cache_dir);
+	if (!rc)
+		rc = path_make_dirs(dir);
+	if (!rc && path_format(lock, sizeof(lock), "%s/%s.lock", dir, strrchr(build->entry, '/') + 1))
+		rc = -ENAMETOOLONG;
+	if (rc)
+		return rc;
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		build->entry_lock_fd = fd;
+		return 1;
+	}
+	rc = errno == EWOULDBLOCK ? 0 : -errno;
+	close(fd);
+	return rc;
+}
+
+/* Looks again in a while: the build holding the lock is writing the entry. */
+static int wait_for_entry_lock(struct build *build)
+{
+	int rc = 0;
+
+	if (!build->lock_wait_open) {
+		rc = uv_timer_init(build->loop, &build->lock_wait);
+		build->lock_wait.data = build;
+		build->lock_wait_open = rc == 0;
+	}
+	return rc ? rc : uv_timer_start(&build->lock_wait, on_lock_wait, ENTRY_LOCK_POLL_MS, 0);
+}
+
 /* Not in the cache (or no longer): built in a worktree, once the build's
- * queue (if any) gives it a place. */
+ * queue (if any) gives it a place and no other build of the same tree is
+ * under way. Two bisections of one history sharing a cache ask for the
+ * same commits at about the same time: the second waits for the first's
+ * entry instead of building it too. */
 static void build_anew(struct build *build)
 {
 	int rc;
 
 	if (build->queue && !build->working) {
 		queue_add(build);
+		return;
+	}
+	if (build->entry_lock_fd < 0) {
+		rc = take_entry_lock(build);
+		if (rc == 1)	/* the entry may have been written since it was looked up */
+			return look_up_cache(build);
+		if (rc == 0)
+			rc = wait_for_entry_lock(build);
+		if (rc) {
+			set_outcome(build, trouble_status(rc), "commit %s: cannot lock its cache "
+				    "entry under %s/locks: %s", build->result.commit, build->cache_dir,
+				    strerror(-rc));
+			end_build(build);
+		}
 		return;
 	}
 	rc = make_work_dirs(build);
@@ -715,6 +782,15 @@ static void build_anew(struct build *build)
 		return end_build(build);
 	}
 	start_check_out(build);
+}
+
+static void on_lock_wait(uv_timer_t *timer)
+{
+	struct build *build = timer->data;
+
+	if (build->cancelled)
+		return end_build(build);
+	build_anew(build);
 }
 
 /* The entry at build->entry, verified if it could be: a hit, or a miss. */
@@ -1491,6 +1567,8 @@ static void free_build(struct build *build)
 		close(build->log_fd);
 	if (build->slot_fd >= 0)
 		close(build->slot_fd);
+	if (build->entry_lock_fd >= 0)
+		close(build->entry_lock_fd);
 	for (word = build->build_argv; word && *word; word++)
 		free(*word);
 	free(build->build_argv);
@@ -1502,6 +1580,11 @@ static void free_build(struct build *build)
 }
 
 static void leave_queue(struct build *build);
+
+static void on_lock_wait_closed(uv_handle_t *handle)
+{
+	free_build(handle->data);
+}
 
 static void deliver(struct build *build)
 {
@@ -1518,7 +1601,10 @@ static void deliver(struct build *build)
 	result->error_text = result->status ? build->error_text : NULL;
 	build->finished = true;
 	build->callback(build, result, build->data);
-	free_build(build);
+	if (build->lock_wait_open)
+		uv_close((uv_handle_t *)&build->lock_wait, on_lock_wait_closed);
+	else
+		free_build(build);
 }
 
 static void on_worktrees_pruned(struct build *build)
@@ -1555,6 +1641,10 @@ static void end_build(struct build *build)
 		close(build->slot_fd);
 		build->slot_fd = -1;
 		build->worktree[0] = '\0';
+	}
+	if (build->entry_lock_fd >= 0) {	/* the entry is written, or will not be */
+		close(build->entry_lock_fd);
+		build->entry_lock_fd = -1;
 	}
 	if (build->worktree[0] && build->build_dir[0])
 		files_remove_tree(build->build_dir);	/* a worktree of its own: both go */
@@ -1791,6 +1881,7 @@ int build_start(uv_loop_t *loop, const struct build_request *request, build_cb c
 	build->data = data;
 	build->log_fd = -1;
 	build->slot_fd = -1;
+	build->entry_lock_fd = -1;
 	build->queue = request->queue;
 	build->background = request->background;
 	rc = copy_request(build, request);

@@ -76,7 +76,14 @@
  * A fragment line that olddefconfig dropped makes the commit one that does
  * not build, said so in its log and error text.
  *
- * Several builds may run at once on one loop, of the same commit or not.
+ * Several builds may run at once on one loop, of the same commit or not,
+ * and several processes may share one cache: a build that misses takes the
+ * entry's lock (flock on <cache>/locks/<entry name>.lock, let go of when
+ * the entry is written or the build ends, or by a crash) and looks again; a
+ * build of the same tree already under way, here or in another process,
+ * makes it wait (looking every 100 ms) and then find that build's entry, so
+ * two bisections of one history build the commits they both ask for once.
+ * The lock files are empty and stay (one per entry).
  * There is no global state; a build is used from its loop's thread only
  * (artifacts are hashed on the loop's thread pool, as the image is copied).
  *

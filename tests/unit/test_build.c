@@ -13,10 +13,13 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -35,6 +38,7 @@ struct fixture {
 	char repo[128];
 	char cache[128];
 	char counter[128];
+	pid_t lock_holder;		/* a child holding an entry lock; 0: none */
 	char pidfile[128];
 	char first_head[41];
 	uv_loop_t loop;
@@ -175,11 +179,26 @@ static int setup(void **state)
 	return 0;
 }
 
+/* Ends the child holding an entry lock, if any: SIGKILL, as a crash
+ * would, which lets go of its lock. Teardown calls it too, so a failed
+ * test leaves no child behind. */
+static void stop_lock_holder(struct fixture *fixture)
+{
+	int status;
+
+	if (fixture->lock_holder <= 0)
+		return;
+	kill(fixture->lock_holder, SIGKILL);
+	waitpid(fixture->lock_holder, &status, 0);
+	fixture->lock_holder = 0;
+}
+
 static int teardown(void **state)
 {
 	struct fixture *fixture = *state;
 	int open_handles;
 
+	stop_lock_holder(fixture);
 	uv_run(&fixture->loop, UV_RUN_DEFAULT);
 	/* UV_EBUSY here: a build left a handle open after its callback */
 	open_handles = uv_loop_close(&fixture->loop);
@@ -697,7 +716,10 @@ static void test_a_broken_slot_is_made_anew(void **state)
 	free(head);
 }
 
-static void test_same_tree_twice_at_once_keeps_one_entry(void **state)
+/* Two builds of one tree at once: the second to miss waits for the first's
+ * entry lock and finds its entry, so the tree is built once. Which one
+ * waits depends on which git answered first: the test asks for one of each. */
+static void test_same_tree_twice_at_once_builds_once(void **state)
 {
 	struct fixture *fixture = *state;
 	struct outcome outcomes[2] = { { 0 } };
@@ -707,11 +729,97 @@ static void test_same_tree_twice_at_once_keeps_one_entry(void **state)
 	run_until_done(fixture, outcomes, 2);
 	assert_int_equal(outcomes[0].result.status, 0);
 	assert_int_equal(outcomes[1].result.status, 0);
+	assert_true(outcomes[0].result.cached != outcomes[1].result.cached);
 	assert_string_equal(outcomes[0].result.image, outcomes[1].result.image);
 	assert_file_line(outcomes[1].result.image, "image-1");
-	/* the tree entry plus work/ and staging/ */
-	assert_int_equal(count_entries(fixture->cache), 3);
+	assert_int_equal(count_lines(fixture->counter), 1);
+	/* the tree entry plus work/, staging/ and locks/ */
+	assert_int_equal(count_entries(fixture->cache), 4);
 	assert_tree_untouched(fixture, fixture->first_head);
+}
+
+/* Holds the entry lock of the tree of HEAD in a child process
+ * (fixture->lock_holder), as another coordinator sharing the cache does
+ * while it builds; returns once the lock is held. */
+static void hold_entry_lock_elsewhere(struct fixture *fixture)
+{
+	char *tree = git_line(fixture, "rev-parse", "HEAD^{tree}", NULL);
+	char dir[PATH_MAX], lock[PATH_MAX + 64];
+	int ready[2], fd;
+	pid_t pid;
+	char byte;
+
+	snprintf(dir, sizeof(dir), "%s/locks", fixture->cache);
+	snprintf(lock, sizeof(lock), "%s/%s.lock", dir, tree);
+	free(tree);
+	assert_int_equal(path_make_dirs(dir), 0);
+	assert_int_equal(pipe(ready), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid > 0)
+		fixture->lock_holder = pid;
+	if (pid == 0) {
+		fd = open(lock, O_RDWR | O_CREAT, 0600);
+		if (fd < 0 || flock(fd, LOCK_EX) != 0 || write(ready[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();	/* until the test kills it: a crash lets go of the lock */
+	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &byte, 1), 1);
+	close(ready[0]);
+}
+
+/* A build whose tree another process is building waits (it looks again
+ * every 100 ms) instead of building it too; once that process is gone, its
+ * lock with it, the build goes on. */
+static void test_a_tree_another_process_builds_is_waited_for(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome outcome = { 0 };
+	bool window_over = false;
+	uv_timer_t window;
+
+	hold_entry_lock_elsewhere(fixture);
+	start(fixture, "HEAD", &outcome);
+	/* several looks at the lock: the build must still be waiting */
+	uv_timer_init(&fixture->loop, &window);
+	window.data = &window_over;
+	uv_timer_start(&window, on_deadline, 500, 0);
+	while (!window_over && outcome.calls == 0)
+		uv_run(&fixture->loop, UV_RUN_ONCE);
+	uv_close((uv_handle_t *)&window, NULL);
+	assert_int_equal(outcome.calls, 0);
+	assert_int_equal(count_lines(fixture->counter), 0);
+	stop_lock_holder(fixture);
+	run_until_done(fixture, &outcome, 1);
+	assert_int_equal(outcome.result.status, 0);
+	assert_false(outcome.result.cached);
+	assert_int_equal(count_lines(fixture->counter), 1);
+}
+
+/* A build cancelled while it waits for another's lock ends at its next look. */
+static void test_a_build_waiting_for_the_lock_can_be_cancelled(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome outcome = { 0 };
+	struct build *build;
+	bool window_over = false;
+	uv_timer_t window;
+
+	hold_entry_lock_elsewhere(fixture);
+	build = start(fixture, "HEAD", &outcome);
+	uv_timer_init(&fixture->loop, &window);
+	window.data = &window_over;
+	uv_timer_start(&window, on_deadline, 300, 0);
+	while (!window_over && outcome.calls == 0)
+		uv_run(&fixture->loop, UV_RUN_ONCE);
+	uv_close((uv_handle_t *)&window, NULL);
+	assert_int_equal(outcome.calls, 0);
+	build_cancel(build);
+	run_until_done(fixture, &outcome, 1);
+	assert_int_equal(outcome.result.status, -ECANCELED);
+	assert_int_equal(count_lines(fixture->counter), 0);
 }
 
 /* ---- a corrupted cache entry ---------------------------------------------- */
@@ -1519,7 +1627,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_a_slot_never_lends_an_earlier_image, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_a_broken_slot_is_made_anew, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_same_tree_twice_at_once_keeps_one_entry, setup,
+		cmocka_unit_test_setup_teardown(test_same_tree_twice_at_once_builds_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_tree_another_process_builds_is_waited_for, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_a_build_waiting_for_the_lock_can_be_cancelled, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_a_flipped_byte_in_a_cached_image_builds_again,
 						setup, teardown),
