@@ -706,6 +706,25 @@ static void queue_add(struct build *build);
 
 static void on_lock_wait(uv_timer_t *timer);
 
+/* flock(LOCK_EX) on path, made if missing, without waiting: 1 taken (*fd
+ * holds it until closed; other processes' and other open()s' locks
+ * conflict with it, and a crash lets go of it), 0 held by someone else, or
+ * -errno. */
+static int try_lock_file(const char *path, int *fd)
+{
+	int rc, opened = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (opened < 0)
+		return -errno;
+	if (flock(opened, LOCK_EX | LOCK_NB) == 0) {
+		*fd = opened;
+		return 1;
+	}
+	rc = errno == EWOULDBLOCK ? 0 : -errno;
+	close(opened);
+	return rc;
+}
+
 /*
  * The entry's lock, which every build of the same tree takes before it
  * builds, in this process or another sharing the cache (flock: a crash lets
@@ -714,25 +733,14 @@ static void on_lock_wait(uv_timer_t *timer);
 static int take_entry_lock(struct build *build)
 {
 	char dir[PATH_MAX], lock[PATH_MAX];
-	int rc, fd;
+	int rc;
 
 	rc = path_format(dir, sizeof(dir), "%s/locks", build->cache_dir);
 	if (!rc)
 		rc = path_make_dirs(dir);
 	if (!rc && path_format(lock, sizeof(lock), "%s/%s.lock", dir, strrchr(build->entry, '/') + 1))
 		rc = -ENAMETOOLONG;
-	if (rc)
-		return rc;
-	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-		build->entry_lock_fd = fd;
-		return 1;
-	}
-	rc = errno == EWOULDBLOCK ? 0 : -errno;
-	close(fd);
-	return rc;
+	return rc ? rc : try_lock_file(lock, &build->entry_lock_fd);
 }
 
 /* Looks again in a while: the build holding the lock is writing the entry. */
@@ -948,7 +956,7 @@ static int take_slot(struct build *build)
 {
 	char tree[PATH_MAX], lock[PATH_MAX];
 	unsigned int slot;
-	int fd;
+	int rc;
 
 	if (!realpath(build->tree, tree) && path_format(tree, sizeof(tree), "%s", build->tree))
 		return -ENAMETOOLONG;
@@ -960,14 +968,9 @@ static int take_slot(struct build *build)
 				build->is_kbuild ? "k" : "", slot) ||
 		    path_format(lock, sizeof(lock), "%s.lock", build->worktree))
 			return -ENAMETOOLONG;
-		fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-		if (fd < 0)
-			return -errno;
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-			build->slot_fd = fd;
-			return 1;
-		}
-		close(fd);
+		rc = try_lock_file(lock, &build->slot_fd);
+		if (rc)
+			return rc;
 	}
 	build->worktree[0] = '\0';
 	return 0;

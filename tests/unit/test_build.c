@@ -770,6 +770,31 @@ static void hold_entry_lock_elsewhere(struct fixture *fixture)
 	close(ready[0]);
 }
 
+static void on_window_closed(uv_handle_t *handle)
+{
+	*(bool *)handle->data = true;
+}
+
+/* Runs the loop for window_ms (several looks at the lock, one per 100 ms):
+ * the build must not have called back. */
+static void assert_still_waiting(struct fixture *fixture, struct outcome *outcome, uint64_t window_ms)
+{
+	bool window_over = false;
+	uv_timer_t window;
+
+	uv_timer_init(&fixture->loop, &window);
+	window.data = &window_over;
+	uv_timer_start(&window, on_deadline, window_ms, 0);
+	while (!window_over && outcome->calls == 0)
+		uv_run(&fixture->loop, UV_RUN_ONCE);
+	/* the timer is on this stack: closed before the function returns */
+	window_over = false;
+	uv_close((uv_handle_t *)&window, on_window_closed);
+	while (!window_over)
+		uv_run(&fixture->loop, UV_RUN_NOWAIT);
+	assert_int_equal(outcome->calls, 0);
+}
+
 /* A build whose tree another process is building waits (it looks again
  * every 100 ms) instead of building it too; once that process is gone, its
  * lock with it, the build goes on. */
@@ -777,19 +802,10 @@ static void test_a_tree_another_process_builds_is_waited_for(void **state)
 {
 	struct fixture *fixture = *state;
 	struct outcome outcome = { 0 };
-	bool window_over = false;
-	uv_timer_t window;
 
 	hold_entry_lock_elsewhere(fixture);
 	start(fixture, "HEAD", &outcome);
-	/* several looks at the lock: the build must still be waiting */
-	uv_timer_init(&fixture->loop, &window);
-	window.data = &window_over;
-	uv_timer_start(&window, on_deadline, 500, 0);
-	while (!window_over && outcome.calls == 0)
-		uv_run(&fixture->loop, UV_RUN_ONCE);
-	uv_close((uv_handle_t *)&window, NULL);
-	assert_int_equal(outcome.calls, 0);
+	assert_still_waiting(fixture, &outcome, 500);
 	assert_int_equal(count_lines(fixture->counter), 0);
 	stop_lock_holder(fixture);
 	run_until_done(fixture, &outcome, 1);
@@ -804,18 +820,10 @@ static void test_a_build_waiting_for_the_lock_can_be_cancelled(void **state)
 	struct fixture *fixture = *state;
 	struct outcome outcome = { 0 };
 	struct build *build;
-	bool window_over = false;
-	uv_timer_t window;
 
 	hold_entry_lock_elsewhere(fixture);
 	build = start(fixture, "HEAD", &outcome);
-	uv_timer_init(&fixture->loop, &window);
-	window.data = &window_over;
-	uv_timer_start(&window, on_deadline, 300, 0);
-	while (!window_over && outcome.calls == 0)
-		uv_run(&fixture->loop, UV_RUN_ONCE);
-	uv_close((uv_handle_t *)&window, NULL);
-	assert_int_equal(outcome.calls, 0);
+	assert_still_waiting(fixture, &outcome, 300);
 	build_cancel(build);
 	run_until_done(fixture, &outcome, 1);
 	assert_int_equal(outcome.result.status, -ECANCELED);
