@@ -157,30 +157,6 @@ for t in "$build"/asan/tests/test_*; do
 	unit_own_lane="$unit_own_lane $lane_entry"
 done
 
-# A test whose header says "lane: idle" (" * lane: idle" in a unit test's
-# source, "# lane: idle" in an integration test's) needs only the CPU: no
-# board, no limit in real time. It waits for the end phase and runs there,
-# one after another, on what the QEMU board and the fault matrix leave idle
-# (most of a core for five minutes); in the first phase, which is CPU-bound,
-# it only took time from the others. It runs under SCHED_IDLE (chrt --idle),
-# so it gets a core only when nothing else wants one: at nice 10 it still
-# slowed the QEMU board's guest from about 290 s to 493 s.
-idle_dir=$(mktemp -d)
-idle_unit=""
-idle_integration=""
-for t in "$build"/asan/tests/test_*; do
-	[ -x "$t" ] || continue
-	case "$t" in *"$filter"*) ;; *) continue ;; esac
-	grep -q '^ \* lane: idle$' "tests/unit/$(basename "$t").c" 2>/dev/null || continue
-	idle_unit="$idle_unit $t:$idle_dir/$(basename "$t")"
-done
-for t in tests/integration/test_*.sh; do
-	[ -f "$t" ] || continue
-	case "$t" in *"$filter"*) ;; *) continue ;; esac
-	grep -q '^# lane: idle$' "$t" || continue
-	idle_integration="$idle_integration $t:$idle_dir/$(basename "$t")"
-done
-
 # The other unit tests run one after another in the background, beside the
 # foreground integration tests, and are printed and counted after them. As
 # one chain with those, they left a core idle at the end of this phase: the
@@ -190,7 +166,7 @@ unit_chain_entries=""
 for t in "$build"/asan/tests/test_*; do
 	[ -x "$t" ] || continue
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
-	case " $unit_own_lane $idle_unit" in *" $t:"*) continue ;; esac
+	case " $unit_own_lane" in *" $t:"*) continue ;; esac
 	unit_chain_entries="$unit_chain_entries $t:$unit_chain/$(basename "$t")"
 done
 # shellcheck disable=SC2086 # a list of words
@@ -200,7 +176,7 @@ unit_chain_pid=$!
 for t in tests/integration/test_*.sh; do
 	[ -f "$t" ] || continue
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
-	grep -q -E '^# lane: (own|last|end|idle)$' "$t" && continue
+	grep -q -E '^# lane: (own|last|end)$' "$t" && continue
 	run_integration "$t"
 done
 
@@ -219,24 +195,16 @@ finish_logged integration own count_integration $own_lane
 
 start_lane end
 end_lane=$lane_entries
-# shellcheck disable=SC2086 # lists of words
-(for entry in $idle_unit; do run_logged "${entry#*:}" 900 chrt --idle 0 "${entry%%:*}"; done
- for entry in $idle_integration; do run_logged "${entry#*:}" 900 chrt --idle 0 bash "${entry%%:*}"; done) &
 for t in tests/integration/test_*.sh; do
 	[ -f "$t" ] || continue
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
 	grep -q '^# lane: last$' "$t" && run_integration "$t"
 done
-phase "the last lane done; waiting for the end and idle lanes"
-wait	# the end lane and the idle lane
-phase "the end and idle lanes done"
+phase "the last lane done; waiting for the end lane"
+wait	# the end lane
+phase "the end lane done"
 # shellcheck disable=SC2086
 finish_logged integration own count_integration $end_lane
-# shellcheck disable=SC2086
-finish_logged unit idle count_unit $idle_unit
-# shellcheck disable=SC2086
-finish_logged integration idle count_integration $idle_integration
-rm -rf "$idle_dir"
 
 echo "seconds per test:$(echo "$timings" | tr ' ' '\n' | sort -t: -k2 -rn | tr '\n' ' ')"
 cat "$failed_checks"

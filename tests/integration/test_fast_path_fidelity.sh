@@ -9,9 +9,6 @@
 #  - idle power of 3.3.1 is lower than 3.3's;
 #  - a forced RX DMA wedge hangs the host, and the fast path says so.
 # Prints one "ok N - description" / "not ok N - description" per assertion.
-# No board and no limit in real time, the CPU only: tests/run-all.sh runs it
-# in the end phase, on what the QEMU board and the fault matrix leave idle.
-# lane: idle
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)

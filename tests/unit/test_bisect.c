@@ -1,8 +1,7 @@
 /*
  * Bisection engine: exactness when runs never lie, accuracy when they do, DAGs, skips, stops.
- * Thousands of seeded trials, CPU only: tests/run-all.sh runs it in the end phase, on the
- * CPU the QEMU board and the fault matrix leave idle.
- * lane: idle
+ * Thousands of seeded trials, CPU only: tests/run-all.sh runs it beside the others.
+ * lane: own
  */
 #include <stdarg.h>
 #include <stddef.h>

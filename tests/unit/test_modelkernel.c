@@ -3,10 +3,7 @@
  *
  * Histories are generated into a temporary directory once per test binary
  * run (mainline-3.4 only when a test first needs it) and inspected with git
- * and make, the way the lab will use them. CPU and disk only: tests/run-all.sh
- * runs it in the end phase, on the CPU the QEMU board and the fault matrix
- * leave idle.
- * lane: idle
+ * and make, the way the lab will use them.
  */
 #include <errno.h>
 #include <fcntl.h>
