@@ -75,6 +75,35 @@ static int global_option(struct cli_globals *globals, const char *name, size_t l
 	return -ENOENT;
 }
 
+/* Whether usage names --name (followed by a space, ']', '=' or the line's
+ * end): the outputs --json, --junit and --tree are taken only by the
+ * commands whose usage offers them, so none is accepted and then ignored. */
+static bool usage_offers(const char *usage, const char *name, size_t length)
+{
+	const char *at;
+
+	for (at = strstr(usage, "--"); at; at = strstr(at + 2, "--")) {
+		char after = at[2 + length];
+
+		if (strncmp(at + 2, name, length) == 0 &&
+		    (after == ' ' || after == ']' || after == '=' || after == '\n' || after == '\0'))
+			return true;
+	}
+	return false;
+}
+
+static bool needs_offer(const char *name, size_t length)
+{
+	static const char *const offered_only[] = { "json", "junit", "tree" };
+	size_t i;
+
+	for (i = 0; i < sizeof(offered_only) / sizeof(offered_only[0]); i++) {
+		if (strlen(offered_only[i]) == length && strncmp(offered_only[i], name, length) == 0)
+			return true;
+	}
+	return false;
+}
+
 static int usage_error(const char *usage, const char *format, const char *what)
 {
 	fputs("rackbisect: ", stderr);
@@ -127,7 +156,8 @@ int cli_parse(int argc, char **argv, const struct cli_option *options, struct cl
 		} else if (own) {
 			value = own->value;
 			flag = own->flag;
-		} else if (global_option(globals, name, length, &value, &flag) != 0) {
+		} else if (global_option(globals, name, length, &value, &flag) != 0 ||
+			   (needs_offer(name, length) && !usage_offers(usage, name, length))) {
 			return usage_error(usage, "unknown option '%s'", arg);
 		}
 		if (flag) {

@@ -25,8 +25,9 @@
 static const char lab_usage[] =
 	"usage: rackbisect bisect JOB --good REF [--good REF...] --bad REF [--symptom NAME]\n"
 	"                         [--workload NAME] [--boards SELECTOR] [--confidence C]\n"
-	"                         [--max-runs N] [--revert-check] [--tree DIR] [--lab LAB] [--json]\n"
-	"       rackbisect bisect status|log|resume [ID]\n"
+	"                         [--max-runs N] [--revert-check] [--tree DIR] [--lab LAB]\n"
+	"                         [--state DIR] [--json] [-v]\n"
+	"       rackbisect bisect status|log|resume [ID] [--lab LAB] [--state DIR]\n"
 	"\n"
 	"Finds the commit between the good ones and bad that brought a regression the\n"
 	"job's workloads show on the lab, even one that shows in some runs only.\n"

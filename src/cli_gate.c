@@ -19,7 +19,7 @@
 static const char usage[] =
 	"usage: rackbisect gate JOB --baseline REF --candidate REF [--mainline REF] [--bisect]\n"
 	"                       [--released] [--boards SELECTOR] [--confidence C] [--reply FILE]\n"
-	"                       [--tree DIR] [--lab LAB] [--json]\n"
+	"                       [--night NAME] [--tree DIR] [--lab LAB] [--state DIR] [--json] [-v]\n"
 	"       rackbisect gate resume [ID] [--lab LAB] [--state DIR] [--json]\n"
 	"\n"
 	"Gates a stable release candidate: the job's matrix (boards x workloads) runs on\n"

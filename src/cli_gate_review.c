@@ -104,7 +104,22 @@ static int make_spec(struct gate_review *review, const json_t *session_spec)
 	return review->spec ? 0 : CLI_EXIT_INFRA;
 }
 
-/* The regression to bisect: a confirmed one, on the most boards. */
+/* Failing runs a bisection round can expect from a regression: its boards
+ * times its failure rate there. The more, the faster a bisection tracking
+ * it narrows (a regression failing half its runs on two boards takes rounds
+ * of two runs; one failing every run on four boards, rounds of four). */
+static double expected_failures_per_round(const struct gate_regression *regression)
+{
+	size_t boards = regression->boards[0] != '\0';
+	const char *at;
+
+	for (at = regression->boards; *at; at++)
+		boards += *at == ',';
+	return regression->candidate_runs ? (double)boards * regression->candidate_fails /
+						    regression->candidate_runs : 0;
+}
+
+/* The regression to bisect: a confirmed one, the one a bisection tracks fastest. */
 static const struct gate_regression *regression_to_bisect(const struct gate_answer *answer)
 {
 	const struct gate_regression *best = NULL;
@@ -113,7 +128,8 @@ static const struct gate_regression *regression_to_bisect(const struct gate_answ
 	for (i = 0; i < answer->regression_count; i++) {
 		const struct gate_regression *regression = &answer->regressions[i];
 
-		if (regression->confirmed && (!best || regression->candidate_fails > best->candidate_fails))
+		if (regression->confirmed &&
+		    (!best || expected_failures_per_round(regression) > expected_failures_per_round(best)))
 			best = regression;
 	}
 	return best;
@@ -387,8 +403,8 @@ static int resume_bisection(struct gate_review *review)
 }
 
 /* A regression bisected before, any of the confirmed ones, is answered by
- * that bisection (which regression has the most failures can change from
- * one gate to the next); otherwise the one with the most is bisected. */
+ * that bisection (which regression a bisection would track can change from
+ * one gate to the next); otherwise the one it tracks fastest is bisected. */
 /* 0: a bisection runs; NOTHING_TO_BISECT: the answer is known (reused or
  * none needed); else a CLI exit code. */
 static int bisect_regressions(struct gate_review *review)

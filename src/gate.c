@@ -12,13 +12,25 @@
 #include "lab_round.h"
 #include "log.h"
 
-/* baseline rounds before an undecided workload is called undecided */
-#define MAX_BASELINE_ROUNDS 6
+/* rounds after the matrix before an undecided workload is called undecided */
+#define MAX_DECIDING_ROUNDS 6
 /* baseline runs per board in one round */
 #define MAX_REPEAT 4
+/* runs per board when the candidate is asked again (too few failures yet) */
+#define CANDIDATE_REPEAT 2
+/* baseline passes past which the test is not worth running: ask the candidate again */
+#define PASSES_NEEDED_CAP 1000000u
 
-enum side { BASELINE = 0, CANDIDATE = 1 };
-static const char *const role_names[] = { "baseline", "candidate" };
+/* Who a round runs: the tallies count the candidate's matrix and its repeats
+ * as one side (CANDIDATE), but the store keeps them apart, so that "the
+ * matrix has one result per cell" stays checkable. */
+enum side { BASELINE = 0, CANDIDATE = 1, CANDIDATE_AGAIN = 2 };
+static const char *const role_names[] = { "baseline", "candidate", "candidate-again" };
+
+static bool is_candidate_role(const char *role)
+{
+	return strcmp(role, "baseline") != 0;
+}
 
 struct gate {
 	struct gate_options options;
@@ -26,7 +38,10 @@ struct gate {
 	void *data;
 	struct lab_round round;
 	enum side running;		/* the side the current round runs */
-	unsigned int baseline_rounds;
+	unsigned int deciding_rounds;	/* rounds after the matrix */
+	/* per job workload: the candidate asked again, and its fails and runs then */
+	bool *asked_again;
+	unsigned int *again_fails, *again_runs;
 	bool trouble, finished;
 	bool *catch_up_tried;		/* per cell, on resume: its candidate run was asked again */
 	struct gate_answer answer;
@@ -49,13 +64,43 @@ static void progress(struct gate *gate, const char *format, ...)
 	va_end(args);
 }
 
-unsigned int gate_passes_needed(double fail_rate, double confidence)
+double gate_split_chance(unsigned int candidate_fails, unsigned int candidate_runs,
+			 unsigned int baseline_passes)
 {
-	if (fail_rate >= 1)
+	double chance = 1;
+	unsigned int i;
+
+	if (candidate_fails > candidate_runs)
 		return 1;
-	if (fail_rate <= 0)
+	/* C(n, f) / C(n + m, f), as a product of f ratios: no factorial overflows */
+	for (i = 0; i < candidate_fails; i++)
+		chance *= (double)(candidate_runs - i) / (double)(candidate_runs + baseline_passes - i);
+	return chance;
+}
+
+unsigned int gate_passes_needed(unsigned int candidate_fails, unsigned int candidate_runs, double confidence)
+{
+	double alpha = 1 - confidence;
+	unsigned int low = 0, high = 1;
+
+	if (candidate_fails == 0 || candidate_fails > candidate_runs)
 		return UINT32_MAX;
-	return (unsigned int)ceil(log(1 - confidence) / log(1 - fail_rate) - 1e-9);
+	/* the chance falls as m grows: double, then halve the gap */
+	while (gate_split_chance(candidate_fails, candidate_runs, high) > alpha) {
+		if (high >= PASSES_NEEDED_CAP)
+			return UINT32_MAX;
+		low = high;
+		high *= 2;
+	}
+	while (high - low > 1) {
+		unsigned int middle = low + (high - low) / 2;
+
+		if (gate_split_chance(candidate_fails, candidate_runs, middle) > alpha)
+			low = middle;
+		else
+			high = middle;
+	}
+	return gate_split_chance(candidate_fails, candidate_runs, low) <= alpha ? low : high;
 }
 
 const char *gate_verdict_name(enum gate_verdict verdict)
@@ -159,14 +204,14 @@ static void main_symptom(const struct store_run_list *list, char **roles, struct
 		for (j = 0; run->outcome == RUN_FAIL && j < run->symptom_count; j++) {
 			unsigned int count = 0;
 
-			if (strcmp(roles[i], "candidate") || strcmp(run->workload, regression->workload))
+			if (!is_candidate_role(roles[i]) || strcmp(run->workload, regression->workload))
 				continue;
 			for (k = 0; k < list->count; k++) {
 				const struct store_run *other = &list->runs[k];
 				size_t s;
 
 				for (s = 0; other->outcome == RUN_FAIL && s < other->symptom_count; s++)
-					count += strcmp(roles[k], "candidate") == 0 &&
+					count += is_candidate_role(roles[k]) &&
 						 strcmp(other->workload, regression->workload) == 0 &&
 						 strcmp(other->symptoms[s].name, run->symptoms[j].name) == 0;
 			}
@@ -196,15 +241,15 @@ static bool known_failing(const struct gate_cell *cell)
 	return cell->symptoms[BASELINE][0] == '\0' && cell->symptoms[CANDIDATE][0] == '\0';
 }
 
-static void judge_workload(struct gate *gate, const char *workload, struct gate_regression *regression)
+void gate_judge_workload(const struct gate_cell *cells, size_t cell_count, const char *workload,
+			double confidence, struct gate_regression *regression)
 {
-	double confidence = json_number_value(json_object_get(gate->options.spec, "confidence"));
 	size_t i;
 
 	memset(regression, 0, sizeof(*regression));
 	snprintf(regression->workload, sizeof(regression->workload), "%s", workload);
-	for (i = 0; i < gate->answer.cell_count; i++) {
-		const struct gate_cell *cell = &gate->answer.cells[i];
+	for (i = 0; i < cell_count; i++) {
+		const struct gate_cell *cell = &cells[i];
 
 		if (strcmp(cell->workload, workload) || cell->runs[CANDIDATE][RUN_FAIL] == 0)
 			continue;
@@ -219,9 +264,12 @@ static void judge_workload(struct gate *gate, const char *workload, struct gate_
 		list_merge(regression->symptoms, sizeof(regression->symptoms), cell->symptoms[CANDIDATE]);
 	}
 	regression->fail_rate = (regression->candidate_fails + 1.0) / (regression->candidate_runs + 2.0);
-	regression->passes_needed = gate_passes_needed(regression->fail_rate, confidence);
-	regression->confirmed = regression->boards[0] &&
-				regression->baseline_passes >= regression->passes_needed;
+	/* no failure left to tell apart (every one known failing): none needed */
+	regression->passes_needed = regression->candidate_fails == 0 ? 0 :
+		gate_passes_needed(regression->candidate_fails, regression->candidate_runs, confidence);
+	regression->split_chance = gate_split_chance(regression->candidate_fails, regression->candidate_runs,
+						     regression->baseline_passes);
+	regression->confirmed = regression->boards[0] && regression->split_chance <= 1 - confidence;
 }
 
 /* Recounts everything from the runs linked to the gate: the store is the truth. */
@@ -247,7 +295,9 @@ static int judge(struct gate *gate)
 	for (w = 0; gate->answer.regressions && w < session->job->workload_count; w++) {
 		struct gate_regression *regression = &gate->answer.regressions[gate->answer.regression_count];
 
-		judge_workload(gate, session->job->workloads[w].name, regression);
+		gate_judge_workload(gate->answer.cells, gate->answer.cell_count, session->job->workloads[w].name,
+				    json_number_value(json_object_get(gate->options.spec, "confidence")),
+				    regression);
 		if (!regression->boards[0] && !regression->known_failing[0])
 			continue;
 		main_symptom(&list, roles, regression);
@@ -362,13 +412,35 @@ static bool board_taken(const struct lab_round *round, const struct board *board
 	return false;
 }
 
-/* One group: the baseline's runs of an undecided workload on its boards not
- * taken by another group this round, as many as the decision still needs. */
-static void add_baseline_group(struct gate *gate, const struct gate_regression *regression)
+static size_t list_count(const char *list)
+{
+	size_t count = list[0] != '\0';
+
+	for (; *list; list++)
+		count += *list == ',';
+	return count;
+}
+
+bool gate_needs_candidate_again(const struct gate_regression *regression)
+{
+	unsigned int missing;
+
+	if (regression->passes_needed == UINT32_MAX)
+		return true;
+	missing = regression->passes_needed > regression->baseline_passes
+			  ? regression->passes_needed - regression->baseline_passes : 0;
+	return missing > MAX_REPEAT * list_count(regression->boards);
+}
+
+/* One group: an undecided workload on its boards not taken by another group
+ * this round; the baseline as many times as the decision still needs, or the
+ * candidate CANDIDATE_REPEAT times. */
+static void add_deciding_group(struct gate *gate, const struct gate_regression *regression)
 {
 	struct lab_round_group *group = NULL;
 	char copy[512], *name, *save = NULL;
 	unsigned int missing = regression->passes_needed - regression->baseline_passes;
+	const char *side = gate->running == BASELINE ? "baseline" : "candidate";
 
 	snprintf(copy, sizeof(copy), "%s", regression->boards);
 	for (name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
@@ -377,7 +449,7 @@ static void add_baseline_group(struct gate *gate, const struct gate_regression *
 		if (!board || board_taken(&gate->round, board))
 			continue;
 		if (!group)
-			group = lab_round_add(&gate->round, spec_string(gate->options.spec, "baseline"),
+			group = lab_round_add(&gate->round, spec_string(gate->options.spec, side),
 					      job_find_workload(gate->options.session->job, regression->workload), 1);
 		if (!group)
 			return;
@@ -385,28 +457,75 @@ static void add_baseline_group(struct gate *gate, const struct gate_regression *
 	}
 	if (!group)
 		return;	/* its boards are busy with another workload: next round */
-	group->repeat = (missing + group->board_count - 1) / group->board_count;
-	group->repeat = group->repeat < 1 ? 1 : group->repeat > MAX_REPEAT ? MAX_REPEAT : group->repeat;
-	progress(gate, "baseline %s: %s on %zu boards, %u run%s each",
-		 spec_string(gate->options.spec, "baseline_ref"), regression->workload,
-		 group->board_count, group->repeat, group->repeat == 1 ? "" : "s");
+	if (gate->running == BASELINE) {
+		group->repeat = (missing + group->board_count - 1) / group->board_count;
+		group->repeat = group->repeat < 1 ? 1 : group->repeat > MAX_REPEAT ? MAX_REPEAT : group->repeat;
+	} else {
+		group->repeat = CANDIDATE_REPEAT;
+	}
+	progress(gate, "%s %s: %s on %zu boards, %u run%s each%s", side,
+		 spec_string(gate->options.spec, gate->running == BASELINE ? "baseline_ref" : "candidate_ref"),
+		 regression->workload, group->board_count, group->repeat, group->repeat == 1 ? "" : "s",
+		 gate->running == BASELINE ? "" : " (too few failures yet to tell it from the baseline)");
 }
 
-/* The baseline where the candidate failed and the answer is still open. A
- * board runs one workload per round, so groups never share a board. */
-static bool start_baseline(struct gate *gate)
+static size_t workload_index(const struct gate *gate, const char *workload)
+{
+	const struct job *job = gate->options.session->job;
+
+	return (size_t)(job_find_workload(job, workload) - job->workloads);
+}
+
+/* A workload asked again on the candidate that failed none of those runs:
+ * its failure did not come back, and more runs would only say so again. */
+static bool not_reproduced(const struct gate *gate, const struct gate_regression *regression)
+{
+	size_t w = workload_index(gate, regression->workload);
+
+	return gate->asked_again[w] && gate->again_fails[w] == regression->candidate_fails &&
+	       gate->again_runs[w] < regression->candidate_runs;
+}
+
+static bool still_open(const struct gate *gate, const struct gate_regression *regression)
+{
+	return undecided(regression) && !not_reproduced(gate, regression);
+}
+
+/* The next round on the workloads still open: the candidate again where it
+ * failed too seldom for any number of baseline passes in one round to tell
+ * the kernels apart, else the baseline. A board runs one workload per round,
+ * so groups never share a board. */
+static bool start_deciding_round(struct gate *gate)
 {
 	size_t r;
 
 	lab_round_clear(&gate->round);
+	gate->running = BASELINE;
 	for (r = 0; r < gate->answer.regression_count; r++) {
-		if (undecided(&gate->answer.regressions[r]))
-			add_baseline_group(gate, &gate->answer.regressions[r]);
+		const struct gate_regression *regression = &gate->answer.regressions[r];
+
+		if (still_open(gate, regression) && gate_needs_candidate_again(regression))
+			gate->running = CANDIDATE_AGAIN;
+	}
+	for (r = 0; r < gate->answer.regression_count; r++) {
+		const struct gate_regression *regression = &gate->answer.regressions[r];
+
+		if (!still_open(gate, regression) ||
+		    (gate->running == CANDIDATE_AGAIN) != gate_needs_candidate_again(regression))
+			continue;
+		if (gate->running == CANDIDATE_AGAIN) {
+			size_t w = workload_index(gate, regression->workload);
+
+			gate->asked_again[w] = true;
+			gate->again_fails[w] = regression->candidate_fails;
+			gate->again_runs[w] = regression->candidate_runs;
+		}
+		add_deciding_group(gate, regression);
 	}
 	if (gate->round.group_count == 0)
 		return false;
-	gate->baseline_rounds++;
-	launch(gate, BASELINE);
+	gate->deciding_rounds++;
+	launch(gate, gate->running);
 	return true;
 }
 
@@ -468,8 +587,8 @@ static void on_round_done(void *data)
 		return;
 	say_round(gate);
 	for (r = 0; r < gate->answer.regression_count; r++)
-		open |= undecided(&gate->answer.regressions[r]);
-	if (open && gate->baseline_rounds < MAX_BASELINE_ROUNDS && start_baseline(gate))
+		open |= still_open(gate, &gate->answer.regressions[r]);
+	if (open && gate->deciding_rounds < MAX_DECIDING_ROUNDS && start_deciding_round(gate))
 		return;
 	finish(gate);
 }
@@ -483,6 +602,35 @@ static void on_round_trouble(const char *reason, void *data)
 }
 
 /* ---- the verdict ------------------------------------------------------------------------------ */
+
+/* Why the open workloads stay open, for the answer's reason. */
+static void say_why_open(struct gate *gate)
+{
+	struct gate_answer *answer = &gate->answer;
+	double confidence = json_number_value(json_object_get(gate->options.spec, "confidence"));
+	size_t r;
+
+	for (r = 0; r < answer->regression_count; r++) {
+		const struct gate_regression *regression = &answer->regressions[r];
+
+		if (!undecided(regression))
+			continue;
+		if (not_reproduced(gate, regression))
+			snprintf(answer->reason, sizeof(answer->reason), "the candidate failed %s on %.200s where "
+				 "the baseline did not, then passed it when asked again (%u fails in %u runs): "
+				 "too few to tell the kernels apart at %.2f", regression->workload,
+				 regression->boards, regression->candidate_fails, regression->candidate_runs,
+				 confidence);
+		else
+			snprintf(answer->reason, sizeof(answer->reason), "the candidate failed %s where the "
+				 "baseline passed (%u fails in %u runs; the baseline passed %u of %u needed), but "
+				 "not often enough to tell them apart at %.2f within %u rounds",
+				 regression->workload, regression->candidate_fails, regression->candidate_runs,
+				 regression->baseline_passes, regression->passes_needed, confidence,
+				 MAX_DECIDING_ROUNDS);
+		return;
+	}
+}
 
 static enum gate_verdict verdict_of(struct gate *gate)
 {
@@ -504,10 +652,7 @@ static enum gate_verdict verdict_of(struct gate *gate)
 	if (confirmed)
 		return GATE_REGRESSION;
 	if (open) {
-		snprintf(answer->reason, sizeof(answer->reason), "the candidate failed where the baseline "
-			 "passed, but not often enough to tell them apart at %.2f within %u baseline rounds",
-			 json_number_value(json_object_get(gate->options.spec, "confidence")),
-			 MAX_BASELINE_ROUNDS);
+		say_why_open(gate);
 		return GATE_INCOMPLETE;
 	}
 	for (i = 0; i < answer->cell_count; i++) {
@@ -588,7 +733,10 @@ int gate_start(const struct gate_options *options, gate_done_cb done, void *data
 	gate->done = done;
 	gate->data = data;
 	if (make_cells(gate) != 0 ||
-	    !(gate->catch_up_tried = calloc(gate->answer.cell_count + 1, sizeof(bool)))) {
+	    !(gate->catch_up_tried = calloc(gate->answer.cell_count + 1, sizeof(bool))) ||
+	    !(gate->asked_again = calloc(options->session->job->workload_count + 1, sizeof(bool))) ||
+	    !(gate->again_fails = calloc(options->session->job->workload_count + 1, sizeof(unsigned int))) ||
+	    !(gate->again_runs = calloc(options->session->job->workload_count + 1, sizeof(unsigned int)))) {
 		gate_free(gate);
 		return -ENOMEM;
 	}
@@ -616,7 +764,7 @@ static json_t *counts_json(const unsigned int *runs)
 
 static json_t *regression_json(const struct gate_regression *regression)
 {
-	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:f,s:b,s:I}",
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:f,s:f,s:b,s:I}",
 			 "workload", regression->workload, "symptom", regression->symptom,
 			 "symptoms", regression->symptoms, "boards", regression->boards,
 			 "known_failing", regression->known_failing,
@@ -624,6 +772,7 @@ static json_t *regression_json(const struct gate_regression *regression)
 			 "candidate_runs", regression->candidate_runs,
 			 "baseline_passes", regression->baseline_passes,
 			 "passes_needed", regression->passes_needed, "fail_rate", regression->fail_rate,
+			 "split_chance", regression->split_chance,
 			 "confirmed", regression->confirmed, "example_run", (json_int_t)regression->example_run);
 }
 
@@ -663,5 +812,8 @@ void gate_free(struct gate *gate)
 	free(gate->answer.cells);
 	free(gate->answer.regressions);
 	free(gate->catch_up_tried);
+	free(gate->asked_again);
+	free(gate->again_fails);
+	free(gate->again_runs);
 	free(gate);
 }

@@ -4,13 +4,26 @@
  * failed, with as many baseline runs as it takes to tell the two apart at
  * the confidence (a sequential test: no run more than the answer needs).
  *
- * A workload is a regression when the candidate fails it on some boards
- * (its failure rate there estimated as p = (fails + 1) / (runs + 2)) and the
- * baseline passes it there so often that a kernel failing at rate p would
- * have failed with the confidence: (1 - p)^passes <= 1 - confidence. A board
- * where the baseline fails the workload with the same symptom is "known
- * failing": not a regression. Every run is linked to the stored gate before
- * it starts (roles "candidate" and "baseline").
+ * A workload is a regression when, on the boards where the candidate failed
+ * it, its runs there split so unevenly between the kernels that two kernels
+ * failing alike would split so rarely: the candidate failed f of its n runs,
+ * the baseline passed all its m, and Fisher's exact test (one-sided) gives
+ * C(n, f) / C(n + m, f) <= 1 - confidence, the chance that f failures among
+ * n + m runs of one kernel all fall on the n. The rounds after the matrix
+ * decide it sequentially, stopping as soon as it is clear: the baseline,
+ * with as many runs as that test still needs if they all pass; or, where the
+ * candidate failed too seldom for one round of the baseline to be enough
+ * (one failure in one run needs 99 passes at 0.99), the candidate again on
+ * those boards. A failure that does not come back when asked again leaves
+ * the workload undecided (INCOMPLETE, saying so): the gate does not call a
+ * one-off a regression, nor pass it silently. A board where the baseline
+ * fails the workload with a symptom the candidate showed is "known
+ * failing": not a regression. A PASS means the matrix showed no failure the
+ * baseline does not share; a regression that fails seldom enough to pass
+ * one run per cell can pass it (the nightly's trend and the bisection's
+ * runs are for those). Every run is linked to the stored gate before it
+ * starts (roles "candidate" for the matrix, "candidate-again" and
+ * "baseline").
  *
  * The spec (a JSON object stored with the gate): job, tree, baseline,
  * candidate (commit ids), baseline_ref, candidate_ref, confidence.
@@ -44,8 +57,9 @@ struct gate_regression {
 	char boards[512];		/* where the candidate failed and the baseline did not */
 	char known_failing[512];	/* where the baseline fails it too */
 	unsigned int candidate_fails, candidate_runs;	/* on those boards */
-	unsigned int baseline_passes, passes_needed;
-	double fail_rate;		/* p above */
+	unsigned int baseline_passes, passes_needed;	/* needed: if the baseline passes all */
+	double fail_rate;		/* (fails + 1) / (runs + 2): the rate shown */
+	double split_chance;		/* the test's chance above */
 	bool confirmed;			/* told apart at the confidence */
 	int64_t example_run;		/* a candidate run that failed, for its log */
 };
@@ -88,7 +102,21 @@ json_t *gate_answer_json(const struct gate *gate);
 const char *gate_verdict_name(enum gate_verdict verdict);
 void gate_free(struct gate *gate);
 
-/* Passes a baseline needs before a failure rate p is told apart at confidence. */
-unsigned int gate_passes_needed(double fail_rate, double confidence);
+/* The chance that candidate_fails failures among the candidate's runs and
+ * the baseline's passes, all runs of kernels that fail alike, all fall on
+ * the candidate: C(n, f) / C(n + m, f). */
+double gate_split_chance(unsigned int candidate_fails, unsigned int candidate_runs,
+			 unsigned int baseline_passes);
+/* The fewest baseline passes that bring that chance to 1 - confidence or
+ * below; UINT32_MAX when no failure was seen (or past a million passes). */
+unsigned int gate_passes_needed(unsigned int candidate_fails, unsigned int candidate_runs, double confidence);
+/* One workload judged from the cells (both kernels' runs): out's boards are
+ * where the candidate failed it and the baseline did not fail with its
+ * symptom, known_failing where it did; confirmed when the test says so. */
+void gate_judge_workload(const struct gate_cell *cells, size_t cell_count, const char *workload,
+			 double confidence, struct gate_regression *out);
+/* Whether the candidate must run the workload again before the baseline can
+ * settle it: more baseline passes missing than one round gives its boards. */
+bool gate_needs_candidate_again(const struct gate_regression *regression);
 
 #endif

@@ -217,7 +217,7 @@ int nightly_config_load(const char *path, struct nightly_config **out, char *err
 	int rc;
 
 	*out = NULL;
-	if ((rc = config_document_load(&loader, "nightly file")))
+	if ((rc = config_document_load(&loader, "nightly")))
 		return rc;
 	snprintf(copy, sizeof(copy), "%s", path);
 	if (!realpath(dirname(copy), draft.directory))

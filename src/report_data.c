@@ -403,6 +403,27 @@ struct replay_context {
 	size_t next;
 };
 
+/* The step's most probable candidates, by insertion into a short sorted list. */
+static void keep_top_candidates(struct report_step *step, const struct bisect *engine,
+				const struct commit_graph *graph)
+{
+	size_t commit, at;
+
+	step->top_count = 0;
+	for (commit = 0; commit < graph->count; commit++) {
+		double probability = bisect_probability(engine, commit);
+
+		if (probability <= 0 || (step->top_count == REPORT_TOP_CANDIDATES &&
+					 probability <= step->top[REPORT_TOP_CANDIDATES - 1].probability))
+			continue;
+		at = step->top_count < REPORT_TOP_CANDIDATES ? step->top_count++ : REPORT_TOP_CANDIDATES - 1;
+		for (; at > 0 && step->top[at - 1].probability < probability; at--)
+			step->top[at] = step->top[at - 1];
+		snprintf(step->top[at].id, sizeof(step->top[at].id), "%s", graph->ids[commit]);
+		step->top[at].probability = probability;
+	}
+}
+
 static void on_replayed(const struct store_run *run, long counted_at, const struct bisect *engine,
 			void *context_pointer)
 {
@@ -418,6 +439,7 @@ static void on_replayed(const struct store_run *run, long counted_at, const stru
 	snprintf(step->best, sizeof(step->best), "%s", context->graph->ids[status.best]);
 	step->best_probability = status.best_probability;
 	step->candidates_left = status.candidates_left;
+	keep_top_candidates(step, engine, context->graph);
 }
 
 struct ranked_commit {

@@ -101,6 +101,15 @@ struct report_gate {
 };
 
 /* One run of a bisection, in order, and the belief after it. */
+/* the most probable candidates kept per step, for a plot of each one's
+ * probability as the bisection narrowed */
+#define REPORT_TOP_CANDIDATES 8
+
+struct report_candidate {
+	char id[41];
+	double probability;
+};
+
 struct report_step {
 	size_t run;			/* index into data->runs */
 	bool counted;			/* the engine got it as evidence */
@@ -108,6 +117,9 @@ struct report_step {
 	char best[41];			/* the most probable first bad commit after it */
 	double best_probability;
 	size_t candidates_left;
+	/* the most probable first bad commits after it, most probable first */
+	struct report_candidate top[REPORT_TOP_CANDIDATES];
+	size_t top_count;
 };
 
 struct report_bisection {

@@ -505,42 +505,110 @@ static void put_matrix(FILE *out, const struct report_gate *gate)
 
 /* ---- the bisection's path ----------------------------------------------------------------------------------- */
 
+/* lines in the bisection's plot: the candidates that led at some point */
+#define PLOTTED_CANDIDATES 6
+
+struct plotted_candidate {
+	const char *id;			/* a step's, 40 hex */
+	double peak;			/* its highest probability on the path */
+};
+
+static int by_peak(const void *a, const void *b)
+{
+	const struct plotted_candidate *x = a, *y = b;
+
+	return x->peak > y->peak ? -1 : x->peak < y->peak;
+}
+
+/* The candidates worth a line: every one among some step's most probable,
+ * the highest peaks first, at most max of them. */
+static size_t pick_plotted(const struct report_bisection *b, struct plotted_candidate *picked, size_t max)
+{
+	struct plotted_candidate *found = calloc(b->step_count * REPORT_TOP_CANDIDATES + 1, sizeof(*found));
+	size_t count = 0, i, t, k;
+
+	if (!found)
+		return 0;
+	for (i = 0; i < b->step_count; i++) {
+		for (t = 0; t < b->steps[i].top_count; t++) {
+			const struct report_candidate *candidate = &b->steps[i].top[t];
+
+			for (k = 0; k < count && strcmp(found[k].id, candidate->id) != 0; k++)
+				;
+			if (k == count)
+				found[count++] = (struct plotted_candidate){ candidate->id, 0 };
+			if (candidate->probability > found[k].peak)
+				found[k].peak = candidate->probability;
+		}
+	}
+	qsort(found, count, sizeof(*found), by_peak);
+	count = count < max ? count : max;
+	memcpy(picked, found, count * sizeof(*found));
+	free(found);
+	return count;
+}
+
+/* A candidate's probability after a step: known when it is among the step's
+ * most probable, 0 when the step lists every candidate left and not it. */
+static bool probability_at(const struct report_step *step, const char *id, double *probability)
+{
+	size_t t;
+
+	for (t = 0; t < step->top_count; t++) {
+		if (strcmp(step->top[t].id, id) == 0) {
+			*probability = step->top[t].probability;
+			return true;
+		}
+	}
+	*probability = 0;
+	return step->has_belief && step->top_count < REPORT_TOP_CANDIDATES;
+}
+
 static void put_bisection_plot(FILE *out, const struct report_data *data)
 {
 	const struct report_bisection *b = data->bisection;
-	size_t n = b->step_count, i;
-	double *values = calloc(n + 1, sizeof(*values));
-	bool *present = calloc(n + 1, sizeof(*present));
+	struct plotted_candidate picked[PLOTTED_CANDIDATES];
+	struct chart_series series[PLOTTED_CANDIDATES];
+	size_t n = b->step_count, count = pick_plotted(b, picked, PLOTTED_CANDIDATES), i, s;
+	double *values = calloc(count * n + 1, sizeof(*values));
+	bool *present = calloc(count * n + 1, sizeof(*present));
 	const char **labels = calloc(n + 1, sizeof(*labels)), **classes = calloc(n + 1, sizeof(*classes));
-	char **titles = calloc(n + 1, sizeof(*titles)), (*numbers)[24] = calloc(n + 1, sizeof(*numbers));
+	char **titles = calloc(count * n + 1, sizeof(*titles)), (*numbers)[24] = calloc(n + 1, sizeof(*numbers));
+	char (*names)[16] = calloc(count + 1, sizeof(*names));
 
-	if (values && present && labels && classes && titles && numbers) {
+	if (count && values && present && labels && classes && titles && numbers && names) {
 		for (i = 0; i < n; i++) {
-			const struct report_step *step = &b->steps[i];
-			const struct store_run *run = data->runs[step->run].run;
-
 			snprintf(numbers[i], sizeof(numbers[i]), "%zu", i + 1);
 			labels[i] = numbers[i];
-			values[i] = step->best_probability;
-			present[i] = step->has_belief;
-			classes[i] = outcome_class(run);
-			if (asprintf(&titles[i], "run %" PRId64 " at %.12s: %s; best %.12s at %.4f, %zu left",
-				     run->id, run->commit, report_outcome_name(run->outcome), step->best,
-				     step->best_probability, step->candidates_left) < 0)
-				titles[i] = NULL;
+			classes[i] = outcome_class(data->runs[b->steps[i].run].run);
+		}
+		for (s = 0; s < count; s++) {
+			snprintf(names[s], sizeof(names[s]), "%.12s", picked[s].id);
+			for (i = 0; i < n; i++) {
+				const struct report_step *step = &b->steps[i];
+				const struct store_run *run = data->runs[step->run].run;
+				size_t at = s * n + i;
+
+				present[at] = probability_at(step, picked[s].id, &values[at]);
+				if (asprintf(&titles[at], "run %" PRId64 " at %.12s: %s; %.12s at %.4f (best %.12s at "
+					     "%.4f, %zu left)", run->id, run->commit, report_outcome_name(run->outcome),
+					     picked[s].id, values[at], step->best, step->best_probability,
+					     step->candidates_left) < 0)
+					titles[at] = NULL;
+			}
+			series[s] = (struct chart_series){ .name = names[s], .values = values + s * n,
+				.present = present + s * n, .point_class = classes,
+				.point_title = (const char *const *)titles + s * n };
 		}
 		put_chart(out, &(struct chart){
-			.id = "bisection-plot", .title = "Best candidate's probability after each run",
-			.unit = "probability", .x_labels = labels, .x_count = n,
-			.series = &(struct chart_series){ .name = "best candidate", .values = values,
-				.present = present, .point_class = classes,
-				.point_title = (const char *const *)titles },
-			.series_count = 1, .y_min = 0, .y_max = 1, .threshold = b->confidence,
+			.id = "bisection-plot", .title = "Each leading candidate's probability after each run",
+			.unit = "probability", .x_labels = labels, .x_count = n, .series = series,
+			.series_count = count, .y_min = 0, .y_max = 1, .threshold = b->confidence,
 			.threshold_label = "confidence" });
 	}
-	for (i = 0; titles && i < n; i++)
+	for (i = 0; titles && i < count * n; i++)
 		free(titles[i]);
-	free(values), free(present), free(labels), free(classes), free(titles), free(numbers);
+	free(values), free(present), free(labels), free(classes), free(titles), free(numbers), free(names);
 }
 
 static void put_path_table(FILE *out, const struct report_data *data)

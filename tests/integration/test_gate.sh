@@ -5,9 +5,12 @@
 # queue" before release and "mainline has no fix yet" against a mainline
 # (v3.4-rc1) that has none; released, against a mainline (master) holding
 # the revert, the advice names that revert, and the regression bisected
-# before is not bisected again. v3.3 against itself is a PASS with a
+# before is not bisected again; released, against a master made without the
+# revert (--mainline-revert none), "mainline has no fix yet: report to". v3.3 against itself is a PASS with a
 # Tested-by reply. The bad txack backport is a REGRESSION in W2. The queue
-# audit lists the stray patch with no upstream commit. Bad options exit 2.
+# audit lists the stray patch with no upstream commit. A candidate failure
+# that does not come back when asked again is no regression (exit 3). Bad
+# options exit 2.
 #
 # Prints "ok N - ..." / "not ok N - ..."; every wait is on an event with a timeout.
 # tests/run-all.sh runs it beside the other tests (it waits on its own boards):
@@ -28,6 +31,7 @@ job=$root/jobs/stable-gate.yaml
 
 cleanup() {
 	"$rb" lab down "$lab" --state "$state" >/dev/null 2>&1
+	[ -f "$work/once.yaml" ] && "$rb" lab down "$work/once.yaml" --state "$work/once-state" >/dev/null 2>&1
 	[ -n "${RACKBISECT_KEEP_TEST:-}" ] && echo "# kept $work" || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -106,12 +110,57 @@ check "... advice names mainline's revert (truth file)" contains "$work/released
 	"mainline's revert $revert"
 check "... and does not say to drop it from a queue" lacks "$work/released.out" "drop it from the queue"
 
+section "released, mainline (master, made with --mainline-revert none) has no fix"
+"$vlab" make-tree --scenario stable-3.3.1 --seed 1 --mainline-revert none --out "$work/unfixed" \
+	--truth "$work/unfixed.json" >/dev/null 2>&1
+rbx gate "$job" --tree "$work/unfixed" --baseline v3.3 --candidate v3.3.1-rc1 --mainline master \
+	--bisect --released >"$work/no-fix.out" 2>"$work/no-fix.err"
+check "gate of the released candidate, mainline without a fix: REGRESSION (exit 1)" test $? -eq 1
+check "... the culprit is the c1afdaff backport (its truth file)" contains "$work/no-fix.out" \
+	"^  commit $(truth "$work/unfixed.json" 'd["culprits"]["linux-3.3.y"][:12]') "
+check "... advice: mainline has no fix yet, report to its author" contains "$work/no-fix.out" \
+	"mainline has no fix yet: report to .*Felix Fietkau"
+check "... neither a revert to wait for nor a queue to drop it from" \
+	bash -c "! grep -q \"mainline's revert\|drop it from the queue\" '$work/no-fix.out'"
+
 section "txack-backport queue"
 rbx gate "$job" --tree "$work/backport" --baseline v3.3 --candidate v3.3.1-rc1 \
 	>"$work/backport.out" 2>"$work/backport.err"
 check "gate of the bad txack backport is a REGRESSION (exit 1)" test $? -eq 1
 check "... in W2" contains "$work/backport.out" "^  W2: "
 check "... not bisected without --bisect, and says so" contains "$work/backport.out" "give --bisect"
+
+section "a failure that does not come back"
+# One board that hangs once, in the candidate's first run (hang-workload: its
+# 3rd workload tool call): v3.3 against itself fails W3 once (FAIL(hang)).
+# One failure in one run would need 99 baseline passes at 0.99, so the gate
+# asks the candidate again; it passes, and the gate says it cannot tell the
+# kernels apart (exit 3), neither a REGRESSION nor a silent PASS.
+cat >"$work/once.yaml" <<YAML
+name: oncelab
+type: virtual
+boards:
+  - name: ob1
+    chip: ar9285
+    transport: {host: 127.77.10.9, port: 2222}
+    console: {driver: virtual, port: 7000}
+    boot: {driver: virtual, fallback: 3.3.0-lab-fallback}
+    limits: {boot: 60, hang: 5}
+    seed: 1
+    faults: {hang-workload: 3}
+YAML
+quick_job "$root" W3 >"$work/w3.yaml"
+"$rb" lab up "$work/once.yaml" --state "$work/once-state" >"$work/once-up.out" 2>&1
+"$rb" gate "$work/w3.yaml" --tree "$work/reverted" --baseline v3.3 --candidate v3.3 \
+	--lab "$work/once.yaml" --state "$work/once-state" >"$work/once.out" 2>"$work/once.err"
+check "a gate whose candidate failed once and passed when asked again exits 3" test $? -eq 3
+check "... the candidate was asked again on that board, twice" contains "$work/once.out" \
+	"candidate v3.3: W3 on 1 boards, 2 runs each (too few failures yet"
+check "... the baseline was not run for one failure" lacks "$work/once.out" "^baseline v3.3: W3"
+check "... and the reply says why" contains "$work/once.out" \
+	"then passed it when asked again (1 fails in 3 runs)"
+check "... no REGRESSION, no Tested-by" bash -c "! grep -q 'REGRESSION\|^Tested-by:' '$work/once.out'"
+"$rb" lab down "$work/once.yaml" --state "$work/once-state" >/dev/null 2>&1
 
 check "no sanitizer report from the coordinator" \
 	bash -c "! grep -l 'ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer' '$work'/*.err"

@@ -103,8 +103,21 @@ static void test_bisection_path_narrows_to_the_culprit(void **state)
 	assert_int_equal(bisection->step_count, fixture->bisection_run_count);
 	assert_int_equal(data.run_count, fixture->bisection_run_count);
 	for (i = 0; i < bisection->step_count; i++) {
-		assert_true(bisection->steps[i].has_belief);
-		assert_int_equal(data.runs[bisection->steps[i].run].run->id, fixture->bisection_runs[i]);
+		const struct report_step *step = &bisection->steps[i];
+		double sum = 0;
+		size_t t;
+
+		assert_true(step->has_belief);
+		assert_int_equal(data.runs[step->run].run->id, fixture->bisection_runs[i]);
+		/* every candidate left is in the step's top list (4 < 8), most probable first */
+		assert_int_equal(step->top_count, step->candidates_left);
+		assert_string_equal(step->top[0].id, step->best);
+		assert_true(step->top[0].probability == step->best_probability);
+		for (t = 0; t < step->top_count; t++) {
+			assert_true(t == 0 || step->top[t].probability <= step->top[t - 1].probability);
+			sum += step->top[t].probability;
+		}
+		assert_true(sum > 0.999 && sum < 1.001);
 	}
 	/* the INFRA run is no evidence and says why; the FAILs with the symptom are */
 	assert_false(bisection->steps[6].counted);

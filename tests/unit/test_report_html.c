@@ -144,18 +144,27 @@ static void test_plots_are_inline_svg_with_a_point_per_value(void **state)
 	char *page = page_of(fixture, REPORT_SUBJECT_GATE, fixture->gate_id, fixture->dir);
 	char *path = svg_of(page, "bisection-plot"), *power = svg_of(page, "power_avg"), *energy = svg_of(page, "energy");
 	struct report_data data;
-	char best[64];
+	char best[96], culprit_legend[32];
+	int lines;
 
 	/* the last point's tooltip: the culprit best, at the probability the replay ended with */
 	report_fixture_load(fixture, REPORT_SUBJECT_BISECTION, fixture->bisection_id, &data);
-	snprintf(best, sizeof(best), "best %.12s at %.4f", fixture->commits[FIXTURE_CULPRIT],
+	snprintf(best, sizeof(best), "%.12s at %.4f (best %.12s at %.4f", fixture->commits[FIXTURE_CULPRIT],
+		 data.bisection->steps[data.bisection->step_count - 1].best_probability,
+		 fixture->commits[FIXTURE_CULPRIT],
 		 data.bisection->steps[data.bisection->step_count - 1].best_probability);
 	report_data_release(&data);
 
-	/* a point per bisection run, coloured by its result, and the confidence line */
-	assert_int_equal(report_fixture_count(path, "<circle "), fixture->bisection_run_count);
-	assert_int_equal(report_fixture_count(path, "class=\"FAIL\""), 3);
-	assert_int_equal(report_fixture_count(path, "class=\"INFRA\""), 1);
+	/* a line per candidate that led at some point, the culprit's among them;
+	 * on each, a point per bisection run coloured by its result; the
+	 * confidence line */
+	lines = report_fixture_count(path, "<polyline ");
+	assert_true(lines >= 2);
+	snprintf(culprit_legend, sizeof(culprit_legend), ">%.12s</text>", fixture->commits[FIXTURE_CULPRIT]);
+	assert_non_null(strstr(path, culprit_legend));
+	assert_int_equal(report_fixture_count(path, "<circle "), lines * fixture->bisection_run_count);
+	assert_int_equal(report_fixture_count(path, "class=\"FAIL\""), 3 * lines);
+	assert_int_equal(report_fixture_count(path, "class=\"INFRA\""), lines);
 	assert_int_equal(report_fixture_count(path, "stroke-dasharray"), 1);
 	assert_non_null(strstr(path, best));
 	/* power: W3 measured at 4 commits (the one after the culprit only had INFRA) */
