@@ -122,24 +122,12 @@ static void test_incomplete_says_why(void **state)
 	free(text);
 }
 
-/* (1 - p)^n <= 1 - confidence, n the least such */
-static void test_passes_needed(void **state)
-{
-	(void)state;
-	assert_int_equal(gate_passes_needed(0.5, 0.99), 7);	/* 0.5^7 = 0.0078 */
-	assert_int_equal(gate_passes_needed(0.875, 0.99), 3);	/* 0.125^2 = 0.0156 */
-	assert_int_equal(gate_passes_needed(0.9, 0.99), 2);	/* 0.1^2 = 0.01 exactly */
-	assert_int_equal(gate_passes_needed(1, 0.99), 1);
-	assert_true(gate_passes_needed(0.01, 0.99) >= 458);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pass_carries_tested_by),
 		cmocka_unit_test(test_regression_has_culprit_advice_and_no_tested_by),
 		cmocka_unit_test(test_incomplete_says_why),
-		cmocka_unit_test(test_passes_needed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
