@@ -104,37 +104,6 @@ static int make_spec(struct gate_review *review, const json_t *session_spec)
 	return review->spec ? 0 : CLI_EXIT_INFRA;
 }
 
-/* Failing runs a bisection round can expect from a regression: its boards
- * times its failure rate there. The more, the faster a bisection tracking
- * it narrows (a regression failing half its runs on two boards takes rounds
- * of two runs; one failing every run on four boards, rounds of four). */
-static double expected_failures_per_round(const struct gate_regression *regression)
-{
-	size_t boards = regression->boards[0] != '\0';
-	const char *at;
-
-	for (at = regression->boards; *at; at++)
-		boards += *at == ',';
-	return regression->candidate_runs ? (double)boards * regression->candidate_fails /
-						    regression->candidate_runs : 0;
-}
-
-/* The regression to bisect: a confirmed one, the one a bisection tracks fastest. */
-static const struct gate_regression *regression_to_bisect(const struct gate_answer *answer)
-{
-	const struct gate_regression *best = NULL;
-	size_t i;
-
-	for (i = 0; i < answer->regression_count; i++) {
-		const struct gate_regression *regression = &answer->regressions[i];
-
-		if (regression->confirmed &&
-		    (!best || expected_failures_per_round(regression) > expected_failures_per_round(best)))
-			best = regression;
-	}
-	return best;
-}
-
 static json_t *board_array(const char *boards)
 {
 	json_t *array = json_array();
@@ -229,12 +198,14 @@ static bool only_good_is(const json_t *spec, const char *id)
 }
 
 /*
- * A stored bisection answers this regression when it found a culprit for the
- * same workload from the same good end, tracking a symptom this regression
- * shows (its most frequent one can differ from night to night when two
- * symptoms come together, as auth-timeout and txdma-stop-fail do), and its
- * bad end is this candidate or its culprit is in this candidate too (a later
- * night of the same branch, an -rc2 of the same queue): the same regression.
+ * A stored bisection answers this regression when it found a culprit from
+ * the same good end, tracking a symptom this regression shows (its most
+ * frequent one can differ from night to night when two symptoms come
+ * together, as auth-timeout and txdma-stop-fail do), and its bad end is this
+ * candidate or its culprit is in this candidate too (a later night of the
+ * same branch, an -rc2 of the same queue): the same symptom and culprit, the
+ * same regression, in whichever workload shows it (W2 and W3 both show
+ * 3.3.1's auth timeouts).
  */
 static bool answers_regression(struct gate_review *review, const struct store_bisection *stored,
 			       const json_t *spec, const json_t *answer,
@@ -246,22 +217,23 @@ static bool answers_regression(struct gate_review *review, const struct store_bi
 	if (stored->state != STORE_BISECTION_DONE || !spec || !answer || !culprit || !symptom ||
 	    !same_text(answer, "state", bisect_state_name(BISECT_FOUND)) ||
 	    !only_good_is(spec, review->baseline_id) ||
-	    !(strcmp(symptom, regression->symptom) == 0 || listed(regression->symptoms, symptom)) ||
-	    !same_text(spec, "workload", regression->workload))
+	    !(strcmp(symptom, regression->symptom) == 0 || listed(regression->symptoms, symptom)))
 		return false;
 	return same_text(spec, "bad", review->candidate_id) ||
 	       is_ancestor(review->tree, culprit, review->candidate_id);
 }
 
-/* A regression bisected before is not bisected again: its stored answer is the answer. */
-static bool reuse_bisection(struct gate_review *review, const struct gate_regression *regression)
+/* The newest stored bisection that answers regression: its id, with its
+ * answer (a new reference) and the symptom it tracked; 0 when none does. */
+static int64_t answering_bisection(struct gate_review *review, const struct gate_regression *regression,
+				   json_t **answer_out, char *symptom, size_t symptom_len)
 {
 	struct store_bisection stored = { 0 };
-	int64_t id;
-	bool found = false;
+	int64_t id, found = 0;
 
+	*answer_out = NULL;
 	if (store_bisection_latest(review->session->store, &stored) != 0)
-		return false;
+		return 0;
 	for (id = stored.id; id > 0 && !found; id--) {
 		json_t *spec, *answer;
 
@@ -270,14 +242,10 @@ static bool reuse_bisection(struct gate_review *review, const struct gate_regres
 			continue;
 		spec = json_loads(stored.spec, 0, NULL);
 		answer = stored.answer ? json_loads(stored.answer, 0, NULL) : NULL;
-		found = answers_regression(review, &stored, spec, answer, regression);
-		if (found) {
-			take_answer(review, answer);
-			review->bisection_id = id;
-			review->reused = true;
-			printf("%s%s (%s) was bisected before: bisection %" PRId64 " named %.12s, which "
-			       "this candidate holds; not bisected again\n", review->prefix, regression->workload,
-			       json_string_value(json_object_get(spec, "symptom")), id, review->culprit);
+		if (answers_regression(review, &stored, spec, answer, regression)) {
+			found = id;
+			*answer_out = json_incref(answer);
+			snprintf(symptom, symptom_len, "%s", json_string_value(json_object_get(spec, "symptom")));
 		}
 		json_decref(spec);
 		json_decref(answer);
@@ -402,29 +370,55 @@ static int resume_bisection(struct gate_review *review)
 	return run_bisection(review);
 }
 
-/* A regression bisected before, any of the confirmed ones, is answered by
- * that bisection (which regression a bisection would track can change from
- * one gate to the next); otherwise the one it tracks fastest is bisected. */
-/* 0: a bisection runs; NOTHING_TO_BISECT: the answer is known (reused or
+/* Each confirmed regression bisected before (the same symptom, its culprit
+ * in this candidate) is answered by that bisection, and said so; a new one
+ * is bisected, the one a bisection tracks fastest if there are several (the
+ * others are the next gate's: by then this one is known). With none new,
+ * the gate's answer is the known one a bisection would track fastest.
+ * 0: a bisection runs; NOTHING_TO_BISECT: the answer is known (reused or
  * none needed); else a CLI exit code. */
 static int bisect_regressions(struct gate_review *review)
 {
 	const struct gate_answer *answer = gate_answer(review->gate);
+	size_t count = answer->regression_count, i;
+	bool *answered;
+	int64_t *ids;
+	json_t **answers;
 	const struct gate_regression *regression;
-	size_t i;
+	int rc = NOTHING_TO_BISECT;
 
 	if (review->stored_bisection_id)
 		return resume_bisection(review);
-	for (i = 0; i < answer->regression_count; i++) {
+	answered = calloc(count + 1, sizeof(*answered));
+	ids = calloc(count + 1, sizeof(*ids));
+	answers = calloc(count + 1, sizeof(*answers));
+	if (!answered || !ids || !answers)
+		rc = CLI_EXIT_INFRA;
+	for (i = 0; rc == NOTHING_TO_BISECT && i < count; i++) {
+		char symptom[128] = "";
+
 		regression = &answer->regressions[i];
-		if (regression->confirmed && reuse_bisection(review, regression)) {
-			store_gate_set_bisection(review->session->store, review->gate_id,
-						 review->bisection_id);
-			return NOTHING_TO_BISECT;
-		}
+		if (!regression->confirmed ||
+		    !(ids[i] = answering_bisection(review, regression, &answers[i], symptom, sizeof(symptom))))
+			continue;
+		answered[i] = true;
+		printf("%s%s (%s) was bisected before: bisection %" PRId64 " named %.12s, which this candidate "
+		       "holds; not bisected again\n", review->prefix, regression->workload, symptom, ids[i],
+		       json_string_value(json_object_get(answers[i], "culprit")) ?: "?");
 	}
-	regression = regression_to_bisect(answer);
-	return regression ? start_bisection(review, regression) : NOTHING_TO_BISECT;
+	if (rc == NOTHING_TO_BISECT && (regression = gate_regression_to_bisect(answer, answered)))
+		rc = start_bisection(review, regression);
+	else if (rc == NOTHING_TO_BISECT && (regression = gate_regression_to_bisect(answer, NULL))) {
+		i = (size_t)(regression - answer->regressions);
+		take_answer(review, answers[i]);
+		review->bisection_id = ids[i];
+		review->reused = true;
+		store_gate_set_bisection(review->session->store, review->gate_id, review->bisection_id);
+	}
+	for (i = 0; answers && i < count; i++)
+		json_decref(answers[i]);
+	free(answered), free(ids), free(answers);
+	return rc;
 }
 
 /* ---- the reply ---------------------------------------------------------------------------------- */

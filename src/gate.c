@@ -603,6 +603,28 @@ static void on_round_trouble(const char *reason, void *data)
 
 /* ---- the verdict ------------------------------------------------------------------------------ */
 
+double gate_expected_failures_per_round(const struct gate_regression *regression)
+{
+	return regression->candidate_runs
+		       ? (double)list_count(regression->boards) * regression->candidate_fails /
+				 regression->candidate_runs : 0;
+}
+
+const struct gate_regression *gate_regression_to_bisect(const struct gate_answer *answer, const bool *answered)
+{
+	const struct gate_regression *best = NULL;
+	size_t i;
+
+	for (i = 0; i < answer->regression_count; i++) {
+		const struct gate_regression *regression = &answer->regressions[i];
+
+		if (regression->confirmed && !(answered && answered[i]) &&
+		    (!best || gate_expected_failures_per_round(regression) > gate_expected_failures_per_round(best)))
+			best = regression;
+	}
+	return best;
+}
+
 /* Why the open workloads stay open, for the answer's reason. */
 static void say_why_open(struct gate *gate)
 {

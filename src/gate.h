@@ -115,6 +115,15 @@ unsigned int gate_passes_needed(unsigned int candidate_fails, unsigned int candi
  * symptom, known_failing where it did; confirmed when the test says so. */
 void gate_judge_workload(const struct gate_cell *cells, size_t cell_count, const char *workload,
 			 double confidence, struct gate_regression *out);
+/* Failing runs a bisection round can expect from a regression: its boards
+ * times its failure rate there. The more, the faster a bisection tracking it
+ * narrows (one failing half its runs on two boards gives rounds of two runs
+ * and weak evidence; one failing every run on four boards, rounds of four). */
+double gate_expected_failures_per_round(const struct gate_regression *regression);
+/* The confirmed regression to bisect: of those not answered already
+ * (answered[i] for regressions[i]; NULL: none is), the one with the most
+ * expected failures per round; NULL when none is left. */
+const struct gate_regression *gate_regression_to_bisect(const struct gate_answer *answer, const bool *answered);
 /* Whether the candidate must run the workload again before the baseline can
  * settle it: more baseline passes missing than one round gives its boards. */
 bool gate_needs_candidate_again(const struct gate_regression *regression);

@@ -805,14 +805,95 @@ static bool put_metric_chart(FILE *out, const struct report_data *data, const ch
 	return shown;
 }
 
+/* tests (phases, cycles) a workload's phase chart shows at most */
+#define MAX_PHASES 64
+
+/* Sums of one commit's phase_power per test, over its runs of workload. */
+static size_t collect_phases(const struct report_data *data, const char *workload, double *sums,
+			     unsigned int *counts, const char **unit)
+{
+	size_t phases = 0, i, m, c, k;
+
+	for (i = 0; i < data->run_count; i++) {
+		const struct store_run *run = data->runs[i].run;
+
+		if (strcmp(run->workload, workload) != 0)
+			continue;
+		for (c = 0; c < data->commit_count && strcmp(data->commits[c].id, run->commit) != 0; c++)
+			;
+		for (m = 0, k = 0; c < data->commit_count && m < run->metric_count && k < MAX_PHASES; m++) {
+			if (strcmp(run->metrics[m].name, "phase_power") != 0)
+				continue;
+			*unit = *unit ? *unit : run->metrics[m].unit;
+			sums[c * MAX_PHASES + k] += run->metrics[m].value;
+			counts[c * MAX_PHASES + k]++;
+			k++;	/* they come in test order */
+		}
+		phases = k > phases ? k : phases;
+	}
+	return phases;
+}
+
+/* One workload's power per test (its phases or cycles, in order): a line
+ * per commit measured (the mean of its runs), so a phase where one kernel
+ * sleeps less than the other stands out. */
+static bool put_phase_chart(FILE *out, const struct report_data *data, const char *workload, size_t index)
+{
+	size_t commits = data->commit_count, phases, c, k, series_count = 0;
+	double *sums = calloc(commits * MAX_PHASES + 1, sizeof(*sums));
+	unsigned int *counts = calloc(commits * MAX_PHASES + 1, sizeof(*counts));
+	const char *labels[MAX_PHASES], *unit = NULL;
+	char label_text[MAX_PHASES][24], names[SERIES_COLOR_COUNT][16], id[32], title[160];
+	bool present[SERIES_COLOR_COUNT][MAX_PHASES];
+	double values[SERIES_COLOR_COUNT][MAX_PHASES];
+	struct chart_series series[SERIES_COLOR_COUNT];
+
+	if (!sums || !counts || !(phases = collect_phases(data, workload, sums, counts, &unit))) {
+		free(sums), free(counts);
+		return false;
+	}
+	for (k = 0; k < phases; k++) {
+		snprintf(label_text[k], sizeof(label_text[k]), "%zu", k + 1);
+		labels[k] = label_text[k];
+	}
+	for (c = 0; c < commits && series_count < SERIES_COLOR_COUNT; c++) {
+		bool measured = false;
+
+		for (k = 0; k < phases; k++) {
+			present[series_count][k] = counts[c * MAX_PHASES + k] > 0;
+			values[series_count][k] = present[series_count][k]
+				? sums[c * MAX_PHASES + k] / counts[c * MAX_PHASES + k] : 0;
+			measured |= present[series_count][k];
+		}
+		if (!measured)
+			continue;
+		snprintf(names[series_count], sizeof(names[series_count]), "%.12s",
+			 data->commits[c].ref ? data->commits[c].ref : data->commits[c].id);
+		series[series_count] = (struct chart_series){ .name = names[series_count],
+			.values = values[series_count], .present = present[series_count] };
+		series_count++;
+	}
+	snprintf(id, sizeof(id), "phase_power-%zu", index);
+	snprintf(title, sizeof(title), "%.40s: average power per test (phase or cycle), mean of runs", workload);
+	fputs("<h3>", out), put_html(out, workload), fputs(": power per phase</h3>\n", out);
+	put_chart(out, &(struct chart){ .id = id, .title = title, .unit = unit ? unit : "",
+		.x_labels = labels, .x_count = phases, .series = series, .series_count = series_count,
+		.threshold = NAN });
+	free(sums), free(counts);
+	return true;
+}
+
 static void put_power(FILE *out, const struct report_data *data)
 {
+	const char *workloads[SERIES_COLOR_COUNT];
+	size_t workload_count = workloads_of(data, workloads, SERIES_COLOR_COUNT), i;
 	bool any = false;
-	size_t i;
 
 	fputs("<section id=\"power\"><h2>Power and energy</h2>\n", out);
 	for (i = 0; i < sizeof(power_metrics) / sizeof(power_metrics[0]); i++)
 		any |= put_metric_chart(out, data, power_metrics[i].metric, power_metrics[i].title);
+	for (i = 0; i < workload_count; i++)
+		any |= put_phase_chart(out, data, workloads[i], i);
 	if (!any)
 		fputs("<p>No run stored a power measurement (power_avg, energy): the boards have no "
 		      "power meter (hwmon ath9k_power).</p>\n", out);

@@ -860,25 +860,56 @@ rb_power_start() {
 	rb_power_e0=
 	rb_power_sum=0
 	rb_power_n=0
+	rb_phase_powers=
+	rb_ms "$rb_now"
+	rb_phase_ms=$rb_ms
 	[ -n "$rb_meter" ] || return 0
 	if [ -r "$rb_meter/energy1_input" ]; then
 		read -r rb_power_e0 <"$rb_meter/energy1_input"
 		rb_is_uint "$rb_power_e0" || rb_power_e0=
+		rb_count "$rb_power_e0"
+		rb_phase_e=$rb_count
 	fi
 }
 
-# Samples power1_input (average over the last second), for meters without an
-# energy counter. Called at the end of each test.
+# Called at the end of each test (a phase, a cycle): that test's own average
+# power, kept for rb_power_report's phase_power lines. With an energy counter
+# it is the counter's rise since the last test ended over the time between
+# (uJ per ms is mW; tenths by shell arithmetic, no process); without one it
+# is the sample of power1_input (its mean over the last second), which the
+# run's average is then made of too.
 rb_power_sample() {
-	[ -n "$rb_meter" ] && [ -r "$rb_meter/power1_input" ] || return 0
+	[ -n "$rb_meter" ] || return 0
+	if [ -n "$rb_power_e0" ]; then
+		read -r rb_p <"$rb_meter/energy1_input" || return 0
+		rb_is_uint "$rb_p" || return 0
+		rb_count "$rb_p"
+		rb_now
+		rb_ms "$rb_now"
+		if [ "$rb_ms" -gt "$rb_phase_ms" ] && [ "$rb_count" -ge "$rb_phase_e" ]; then
+			rb_phase_powers="$rb_phase_powers $(((rb_count - rb_phase_e) * 10 / (rb_ms - rb_phase_ms)))"
+		fi
+		rb_phase_e=$rb_count
+		rb_phase_ms=$rb_ms
+		return 0
+	fi
+	[ -r "$rb_meter/power1_input" ] || return 0
 	read -r rb_p <"$rb_meter/power1_input" || return 0
 	rb_is_uint "$rb_p" || return 0
 	rb_count "$rb_p"
 	rb_power_sum=$((rb_power_sum + rb_count))
 	rb_power_n=$((rb_power_n + 1))
+	rb_phase_powers="$rb_phase_powers $((rb_count / 100))"
 }
 
-# duration, energy and average power of the run.
+# phase_power per test, in test order, from tenths of mW.
+rb_phase_power_report() {
+	for rb_t in $rb_phase_powers; do
+		rb_metric phase_power "$((rb_t / 10)).$((rb_t % 10))" mW
+	done
+}
+
+# duration, energy and average power of the run, then each test's power.
 rb_power_report() {
 	rb_elapsed_since "$rb_power_t0"
 	rb_duration=$rb_elapsed
@@ -907,6 +938,7 @@ rb_power_report() {
 	else
 		echo "# power meter $rb_meter gave no reading"
 	fi
+	rb_phase_power_report
 }
 
 # ---- ath9k debugfs (read once, at the end: reading wakes the chip) -----------------------

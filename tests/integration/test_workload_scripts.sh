@@ -583,11 +583,15 @@ echo 100.000 90.000 >"$tmp/meter.uptime"
 echo 5000000 >"$tmp/hwmon0/energy1_input"
 echo 116000 >"$tmp/hwmon0/power1_input"
 lib_run meter 'rb_meter=$T/hwmon0; rb_power_start
-	echo "160.000 150.000" >"$RACKBISECT_UPTIME_FILE"; echo 11960000 >"$rb_meter/energy1_input"
+	echo "120.000 110.000" >"$RACKBISECT_UPTIME_FILE"; echo 7000000 >"$rb_meter/energy1_input"; rb_power_sample
+	echo "160.000 150.000" >"$RACKBISECT_UPTIME_FILE"; echo 11960000 >"$rb_meter/energy1_input"; rb_power_sample
 	rb_power_report'
 check "power: energy and average power from energy1_input" eval \
 	'has_exact "$tmp/meter.out" "# metric duration=60.000 s" && has_exact "$tmp/meter.out" "# metric energy=6.960 J" &&
 	 has_exact "$tmp/meter.out" "# metric power_avg=116.0 mW"'
+# 2 J over the first test's 20 s, 4.96 J over the second's 40 s
+check "power: each test's own power from the counter's rise, in test order" eval \
+	'[ "$(sed -n "s/^# metric phase_power=//p" "$tmp/meter.out" | tr "\n" " ")" = "100.0 mW 124.0 mW " ]'
 
 rm "$tmp/hwmon0/energy1_input"
 echo 100.000 90.000 >"$tmp/meter2.uptime"
@@ -596,6 +600,8 @@ lib_run meter2 'rb_meter=$T/hwmon0; rb_power_start
 	echo "110.000 100.000" >"$RACKBISECT_UPTIME_FILE"; rb_power_report'
 check "power: without energy1_input, the mean of power1_input samples" eval \
 	'has_exact "$tmp/meter2.out" "# metric power_avg=174.0 mW" && has_exact "$tmp/meter2.out" "# metric energy=1.740 J"'
+check "power: ... and each test's sample as its own power" eval \
+	'[ "$(sed -n "s/^# metric phase_power=//p" "$tmp/meter2.out" | tr "\n" " ")" = "116.0 mW 232.0 mW " ]'
 
 mkdir -p "$tmp/dfs-3.3" "$tmp/dfs-current"
 printf '%s\n' "primary: 2437 (HT20)" "addr: 00:03:7f:11:22:33" "addrmask: ff:ff:ff:ff:ff:ff" \

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -169,6 +170,40 @@ static void test_other_workloads_are_left_out(void **state)
 	assert_string_equal(regression.symptoms, "ping-loss");
 }
 
+static void set_regression(struct gate_regression *regression, const char *workload, const char *boards,
+			   unsigned int fails, unsigned int runs, bool confirmed)
+{
+	memset(regression, 0, sizeof(*regression));
+	snprintf(regression->workload, sizeof(regression->workload), "%s", workload);
+	snprintf(regression->boards, sizeof(regression->boards), "%s", boards);
+	regression->candidate_fails = fails;
+	regression->candidate_runs = runs;
+	regression->confirmed = confirmed;
+}
+
+/* The crash test's gate once bisected W2 (6 failures in 9 runs on 2 boards)
+ * rather than W3 (4 in 4 on 4) for having more failures, and took 19 rounds
+ * of 2 runs; and a regression beside a known one must be bisected itself. */
+static void test_the_regression_bisected_is_the_fastest_new_one(void **state)
+{
+	struct gate_regression regressions[3];
+	struct gate_answer answer = { .regressions = regressions, .regression_count = 3 };
+	bool answered[3] = { false, false, false };
+
+	(void)state;
+	set_regression(&regressions[0], "W2", "b2,b4", 6, 9, true);
+	set_regression(&regressions[1], "W3", "b1,b2,b3,b4", 4, 4, true);
+	set_regression(&regressions[2], "W4", "b1,b2,b3,b4,b5,b6", 6, 6, false);	/* not confirmed */
+	assert_true(fabs(gate_expected_failures_per_round(&regressions[0]) - 2 * 6.0 / 9) < 1e-12);
+	assert_true(gate_expected_failures_per_round(&regressions[1]) == 4);
+	assert_ptr_equal(gate_regression_to_bisect(&answer, NULL), &regressions[1]);
+	assert_ptr_equal(gate_regression_to_bisect(&answer, answered), &regressions[1]);
+	answered[1] = true;	/* W3 bisected before: W2 is new, and bisected */
+	assert_ptr_equal(gate_regression_to_bisect(&answer, answered), &regressions[0]);
+	answered[0] = true;
+	assert_null(gate_regression_to_bisect(&answer, answered));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_one_failure_is_not_a_regression_after_a_few_passes),
 		cmocka_unit_test(test_a_failure_the_baseline_shares_is_known_failing),
 		cmocka_unit_test(test_other_workloads_are_left_out),
+		cmocka_unit_test(test_the_regression_bisected_is_the_fastest_new_one),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

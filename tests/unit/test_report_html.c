@@ -144,7 +144,7 @@ static void test_plots_are_inline_svg_with_a_point_per_value(void **state)
 	char *page = page_of(fixture, REPORT_SUBJECT_GATE, fixture->gate_id, fixture->dir);
 	char *path = svg_of(page, "bisection-plot"), *power = svg_of(page, "power_avg"), *energy = svg_of(page, "energy");
 	struct report_data data;
-	char best[96], culprit_legend[32];
+	char best[96], culprit_legend[32], phase_id[32], *phases;
 	int lines;
 
 	/* the last point's tooltip: the culprit best, at the probability the replay ended with */
@@ -175,7 +175,17 @@ static void test_plots_are_inline_svg_with_a_point_per_value(void **state)
 	assert_int_equal(report_fixture_count(energy, "<circle "), 4);
 	/* the values behind the plot, in a table: v3.3.1-rc1's W3 mean of 850 and 420 mW */
 	assert_non_null(strstr(page, "<td>635 mW</td><td>420</td><td>850</td><td>2</td>"));
-	free(path), free(power), free(energy);
+	/* power per phase: W3's two tests, a line per commit measured; W2 measured nothing */
+	assert_int_equal(report_fixture_count(page, "<svg id=\"phase_power-"), 1);
+	assert_int_equal(sscanf(strstr(page, "<svg id=\"phase_power-"), "<svg id=\"%31[^\"]\"", phase_id), 1);
+	phases = svg_of(page, phase_id);
+	assert_non_null(strstr(phases, "W3: average power per test"));
+	assert_int_equal(report_fixture_count(phases, "<circle "), 2 * 4);
+	assert_non_null(strstr(phases, ">v3.3.1-rc1</text>"));
+	/* its phase 1: the mean of 840 and 410 mW; phase 2 of 860 and 430 */
+	assert_non_null(strstr(phases, "v3.3.1-rc1 at 1: 625<"));
+	assert_non_null(strstr(phases, "v3.3.1-rc1 at 2: 645<"));
+	free(path), free(power), free(energy), free(phases);
 	free(page);
 }
 

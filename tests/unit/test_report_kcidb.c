@@ -73,7 +73,7 @@ static void test_statuses_fail_miss_skip_pass_and_paths(void **state)
 	/* symptoms and metrics under misc, the kernel log lines as the excerpt, logs as file:// */
 	assert_string_equal(field(json_array_get(json_object_get(json_object_get(fail, "misc"), "symptoms"), 0),
 				  "name"), REPORT_FIXTURE_SYMPTOM);
-	assert_int_equal(json_array_size(json_object_get(json_object_get(fail, "misc"), "metrics")), 3);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(fail, "misc"), "metrics")), 5);	/* the two phase_power ones too */
 	assert_non_null(strstr(field(fail, "log_excerpt"), REPORT_FIXTURE_EVIDENCE));
 	assert_int_equal(json_array_size(json_object_get(fail, "output_files")), 4);
 	assert_int_equal(strncmp(field(fail, "log_url"), "file:///", 8), 0);

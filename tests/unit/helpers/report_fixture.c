@@ -116,8 +116,11 @@ static int store_run(struct report_fixture *fixture, const int64_t *build_ids, c
 {
 	const struct store_symptom symptoms[] = { { REPORT_FIXTURE_SYMPTOM, REPORT_FIXTURE_EVIDENCE },
 						  { "<img src=x onerror=alert(1)>", NULL } };
+	/* two tests of 300 s each, 10 mW under and over the run's mean */
 	const struct store_metric metrics[] = { { "duration", 600, "s" }, { "power_avg", plan->power_mw, "mW" },
-						{ "energy", plan->power_mw * 0.6, "J" } };
+						{ "energy", plan->power_mw * 0.6, "J" },
+						{ "phase_power", plan->power_mw - 10, "mW" },
+						{ "phase_power", plan->power_mw + 10, "mW" } };
 	int with_build = plan->board != NULL;
 
 	if (store_run_queue(fixture->store, &(struct store_run_request){
@@ -128,7 +131,7 @@ static int store_run(struct report_fixture *fixture, const int64_t *build_ids, c
 		.outcome = plan->outcome, .cause = plan->cause,
 		.symptoms = plan->outcome == RUN_FAIL ? symptoms : NULL,
 		.symptom_count = plan->outcome == RUN_FAIL ? 2 : 0,
-		.metrics = plan->power_mw > 0 ? metrics : NULL, .metric_count = plan->power_mw > 0 ? 3 : 0 }))
+		.metrics = plan->power_mw > 0 ? metrics : NULL, .metric_count = plan->power_mw > 0 ? 5 : 0 }))
 		return fail("storing a run");
 	return keep_files(fixture, *run_id, plan->outcome);
 }
