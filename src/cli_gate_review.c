@@ -370,6 +370,24 @@ static int resume_bisection(struct gate_review *review)
 	return run_bisection(review);
 }
 
+/* New regressions beside the one bisected now are not lost: the gate says
+ * so, and the next gate (the next night) bisects them, this one known then. */
+static void say_left_for_later(struct gate_review *review, const struct gate_answer *answer,
+			       const bool *answered, const struct gate_regression *bisected)
+{
+	size_t i;
+
+	for (i = 0; i < answer->regression_count; i++) {
+		const struct gate_regression *regression = &answer->regressions[i];
+
+		if (regression->confirmed && !answered[i] && regression != bisected &&
+		    strcmp(regression->symptom, bisected->symptom) != 0)
+			printf("%s%s (%s) is a new regression too: not bisected in this gate (one bisection "
+			       "per gate); the next gate bisects it once %s (%s) is known\n", review->prefix,
+			       regression->workload, regression->symptom, bisected->workload, bisected->symptom);
+	}
+}
+
 /* Each confirmed regression bisected before (the same symptom, its culprit
  * in this candidate) is answered by that bisection, and said so; a new one
  * is bisected, the one a bisection tracks fastest if there are several (the
@@ -406,8 +424,10 @@ static int bisect_regressions(struct gate_review *review)
 		       "holds; not bisected again\n", review->prefix, regression->workload, symptom, ids[i],
 		       json_string_value(json_object_get(answers[i], "culprit")) ?: "?");
 	}
-	if (rc == NOTHING_TO_BISECT && (regression = gate_regression_to_bisect(answer, answered)))
+	if (rc == NOTHING_TO_BISECT && (regression = gate_regression_to_bisect(answer, answered))) {
+		say_left_for_later(review, answer, answered, regression);
 		rc = start_bisection(review, regression);
+	}
 	else if (rc == NOTHING_TO_BISECT && (regression = gate_regression_to_bisect(answer, NULL))) {
 		i = (size_t)(regression - answer->regressions);
 		take_answer(review, answers[i]);

@@ -166,6 +166,21 @@ read -r -a words <<<"$exec_line"
 "$rb" "${words[@]:1}" --help >"$work/unit-help.out" 2>&1
 check "... the service's ExecStart is a nightly command rackbisect accepts" \
 	bash -c "test $? -eq 0 && grep -q 'usage: rackbisect nightly' '$work/unit-help.out' && [ '${words[0]##*/}' = rackbisect ]"
+# ... and run as it stands, its paths put to this test's lab and state and to
+# a nightly file that is not there: it reads that file, in that place (exit
+# 2 naming it) and runs no night
+unit_words=()
+for word in "${words[@]:1}"; do
+	case $word in
+	/etc/rackbisect/lab.yaml) unit_words+=("$lab") ;;
+	/var/lib/rackbisect) unit_words+=("$state") ;;
+	/etc/rackbisect/nightly.yaml) unit_words+=("$work/no-such-nightly.yaml") ;;
+	*) unit_words+=("$word") ;;
+	esac
+done
+"$rb" "${unit_words[@]}" >"$work/unit-run.out" 2>&1
+check "... whose arguments are where rackbisect reads them (the nightly file named, exit 2)" \
+	bash -c "test $? -eq 2 && grep -q 'no-such-nightly.yaml: cannot open nightly file: No such file' '$work/unit-run.out'"
 check "no sanitizer report from the coordinator" bash -c "! grep -q 'Sanitizer' '$work'/night*.err"
 
 section "done"
