@@ -51,8 +51,9 @@ struct cli_option {
  * the command's own, the rest positional (into positional[], at most
  * max_positional). Of the global options, --json, --junit and --tree are
  * taken only when usage names them (a command that writes no JUnit must not
- * take --junit and ignore it); --lab, --state and -v everywhere. 0 on success; CLI_EXIT_USAGE after printing what is wrong
- * and the usage; -1 when --help printed the usage (exit 0).
+ * take --junit and ignore it); --lab, --state and -v everywhere. 0 on
+ * success; CLI_EXIT_USAGE after printing what is wrong and the usage; -1
+ * when --help printed the usage (exit 0).
  */
 int cli_parse(int argc, char **argv, const struct cli_option *options, struct cli_globals *globals,
 	      const char **positional, size_t max_positional, size_t *positional_count,

@@ -390,12 +390,12 @@ int cli_bisect_lab(int argc, char **argv)
 /* ---- status, log, resume -------------------------------------------------------------------- */
 
 static const char stored_usage[] =
-	"usage: rackbisect bisect status|log|resume [ID] [--lab LAB] [--state DIR]\n"
+	"usage: rackbisect bisect status|log|resume [ID] [--lab LAB] [--state DIR] [--json]\n"
 	"\n"
 	"status: where a bisection stands (candidates left, best commit, runs);\n"
 	"log:    every run it made, and how each counted as evidence;\n"
 	"resume: continue one that stopped (crash, Ctrl-C, lab trouble), replaying\n"
-	"        its finished runs; none is repeated.\n"
+	"        its finished runs; none is repeated; --json prints its answer as JSON.\n"
 	"ID is a bisection number; left out, the latest.\n";
 
 /* The bisection asked for, read from the state the lab (--lab) uses. */

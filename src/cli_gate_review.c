@@ -205,7 +205,7 @@ static bool only_good_is(const json_t *spec, const char *id)
  * candidate or its culprit is in this candidate too (a later night of the
  * same branch, an -rc2 of the same queue): the same symptom and culprit, the
  * same regression, in whichever workload shows it (W2 and W3 both show
- * 3.3.1's auth timeouts).
+ * 3.3.1's auth timeouts); a hang only in the same workload.
  */
 static bool answers_regression(struct gate_review *review, const struct store_bisection *stored,
 			       const json_t *spec, const json_t *answer,
@@ -219,12 +219,16 @@ static bool answers_regression(struct gate_review *review, const struct store_bi
 	    !only_good_is(spec, review->baseline_id) ||
 	    !(strcmp(symptom, regression->symptom) == 0 || listed(regression->symptoms, symptom)))
 		return false;
+	/* a hang says nothing of its cause: only the same workload's is the same */
+	if (strcmp(symptom, "hang") == 0 && !same_text(spec, "workload", regression->workload))
+		return false;
 	return same_text(spec, "bad", review->candidate_id) ||
 	       is_ancestor(review->tree, culprit, review->candidate_id);
 }
 
 /* The newest stored bisection that answers regression: its id, with its
- * answer (a new reference) and the symptom it tracked; 0 when none does. */
+ * answer (a new reference) and the symptom it tracked (and the workload, when
+ * another); 0 when none does. */
 static int64_t answering_bisection(struct gate_review *review, const struct gate_regression *regression,
 				   json_t **answer_out, char *symptom, size_t symptom_len)
 {
@@ -245,7 +249,10 @@ static int64_t answering_bisection(struct gate_review *review, const struct gate
 		if (answers_regression(review, &stored, spec, answer, regression)) {
 			found = id;
 			*answer_out = json_incref(answer);
-			snprintf(symptom, symptom_len, "%s", json_string_value(json_object_get(spec, "symptom")));
+			snprintf(symptom, symptom_len, "%s%s%s", json_string_value(json_object_get(spec, "symptom")),
+				 same_text(spec, "workload", regression->workload) ? "" : ", tracked in ",
+				 same_text(spec, "workload", regression->workload)
+					 ? "" : json_string_value(json_object_get(spec, "workload")) ?: "?");
 		}
 		json_decref(spec);
 		json_decref(answer);
@@ -410,8 +417,10 @@ static int bisect_regressions(struct gate_review *review)
 	answered = calloc(count + 1, sizeof(*answered));
 	ids = calloc(count + 1, sizeof(*ids));
 	answers = calloc(count + 1, sizeof(*answers));
-	if (!answered || !ids || !answers)
+	if (!answered || !ids || !answers) {
+		cli_error("out of memory");
 		rc = CLI_EXIT_INFRA;
+	}
 	for (i = 0; rc == NOTHING_TO_BISECT && i < count; i++) {
 		char symptom[128] = "";
 

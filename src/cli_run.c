@@ -56,7 +56,8 @@ static const char run_usage[] =
 	"after retries, 2 usage or configuration error.\n";
 
 static const char test_usage[] =
-	"usage: rackbisect test JOB [--commit REF] [--boards SELECTOR] [--tree DIR] ...\n"
+	"usage: rackbisect test JOB [--commit REF] [--boards SELECTOR] [--repeat N] [--tree DIR]\n"
+	"                       [--lab LAB] [--state DIR] [--junit FILE] [--json] [-v]\n"
 	"\n"
 	"For `git bisect run`: REF defaults to HEAD of the tree, and the tree to the\n"
 	"current directory (git bisect run starts us there). The job runs as with\n"

@@ -1,4 +1,4 @@
-/* gate.c - the candidate's matrix, then the baseline where it failed, until told apart. */
+/* gate.c - the candidate's matrix, then the baseline (or the candidate again) where it failed, until told apart. */
 #include "gate.h"
 
 #include <errno.h>
@@ -32,6 +32,12 @@ static bool is_candidate_role(const char *role)
 	return strcmp(role, "baseline") != 0;
 }
 
+/* The side a round's runs are tallied on: the candidate's repeats are its. */
+static enum side tally_side(enum side side)
+{
+	return side == BASELINE ? BASELINE : CANDIDATE;
+}
+
 struct gate {
 	struct gate_options options;
 	gate_done_cb done;
@@ -39,9 +45,9 @@ struct gate {
 	struct lab_round round;
 	enum side running;		/* the side the current round runs */
 	unsigned int deciding_rounds;	/* rounds after the matrix */
-	/* per job workload: the candidate asked again, and its fails and runs then */
-	bool *asked_again;
-	unsigned int *again_fails, *again_runs;
+	/* per job workload, counted from the store: the candidate's runs when
+	 * asked again (role candidate-again) and how many of them failed */
+	unsigned int *again_runs, *again_fails;
 	bool trouble, finished;
 	bool *catch_up_tried;		/* per cell, on resume: its candidate run was asked again */
 	struct gate_answer answer;
@@ -287,8 +293,19 @@ static int judge(struct gate *gate)
 		memset(gate->answer.cells[i].runs, 0, sizeof(gate->answer.cells[i].runs));
 		memset(gate->answer.cells[i].symptoms, 0, sizeof(gate->answer.cells[i].symptoms));
 	}
-	for (i = 0; i < list.count; i++)
+	memset(gate->again_runs, 0, session->job->workload_count * sizeof(*gate->again_runs));
+	memset(gate->again_fails, 0, session->job->workload_count * sizeof(*gate->again_fails));
+	for (i = 0; i < list.count; i++) {
+		const struct job_workload *workload = job_find_workload(session->job, list.runs[i].workload);
+
 		tally_run(gate, &list.runs[i], strcmp(roles[i], "baseline") == 0 ? BASELINE : CANDIDATE);
+		if (workload && strcmp(roles[i], role_names[CANDIDATE_AGAIN]) == 0) {
+			size_t w = (size_t)(workload - session->job->workloads);
+
+			gate->again_runs[w] += list.runs[i].outcome == RUN_PASS || list.runs[i].outcome == RUN_FAIL;
+			gate->again_fails[w] += list.runs[i].outcome == RUN_FAIL;
+		}
+	}
 	free(gate->answer.regressions);
 	gate->answer.regressions = calloc(session->job->workload_count + 1, sizeof(struct gate_regression));
 	gate->answer.regression_count = 0;
@@ -312,9 +329,9 @@ static int judge(struct gate *gate)
 
 static void finish(struct gate *gate);
 
-static void launch(struct gate *gate, enum side side)
+/* Runs the round built for gate->running. */
+static void launch(struct gate *gate)
 {
-	gate->running = side;
 	gate->answer.rounds++;
 	if (lab_round_launch(&gate->round) != 0) {
 		snprintf(gate->answer.reason, sizeof(gate->answer.reason), "no board to run on");
@@ -336,7 +353,8 @@ static void start_candidate(struct gate *gate)
 	progress(gate, "candidate %s: the matrix, %zu boards x %zu workloads",
 		 spec_string(gate->options.spec, "candidate_ref"), session->selected_count,
 		 session->job->workload_count);
-	launch(gate, CANDIDATE);
+	gate->running = CANDIDATE;
+	launch(gate);
 }
 
 static bool has_candidate_result(const struct gate_cell *cell)
@@ -390,7 +408,8 @@ static bool start_candidate_catch_up(struct gate *gate)
 		return false;
 	progress(gate, "candidate %s: %zu cell%s of the matrix without a result, run again",
 		 spec_string(gate->options.spec, "candidate_ref"), asked, asked == 1 ? "" : "s");
-	launch(gate, CANDIDATE);
+	gate->running = CANDIDATE;
+	launch(gate);
 	return true;
 }
 
@@ -476,14 +495,14 @@ static size_t workload_index(const struct gate *gate, const char *workload)
 	return (size_t)(job_find_workload(job, workload) - job->workloads);
 }
 
-/* A workload asked again on the candidate that failed none of those runs:
- * its failure did not come back, and more runs would only say so again. */
+/* A workload the candidate was asked again and failed in none of those runs
+ * (counted from the store, so a resumed gate knows it too): its failure did
+ * not come back, and more runs would only say so again. */
 static bool not_reproduced(const struct gate *gate, const struct gate_regression *regression)
 {
 	size_t w = workload_index(gate, regression->workload);
 
-	return gate->asked_again[w] && gate->again_fails[w] == regression->candidate_fails &&
-	       gate->again_runs[w] < regression->candidate_runs;
+	return gate->again_runs[w] > 0 && gate->again_fails[w] == 0;
 }
 
 static bool still_open(const struct gate *gate, const struct gate_regression *regression)
@@ -491,47 +510,42 @@ static bool still_open(const struct gate *gate, const struct gate_regression *re
 	return undecided(regression) && !not_reproduced(gate, regression);
 }
 
-/* The next round on the workloads still open: the candidate again where it
- * failed too seldom for any number of baseline passes in one round to tell
- * the kernels apart, else the baseline. A board runs one workload per round,
- * so groups never share a board. */
+/* The next round on the workloads still open: the baseline where one round
+ * of it can settle the question, the candidate again where it failed too
+ * seldom for that. A round runs one side (its runs are linked by role), so
+ * when both are wanted they take turns: neither kind of workload waits out
+ * the round limit behind the other. A board runs one workload per round, so
+ * groups never share a board. */
 static bool start_deciding_round(struct gate *gate)
 {
+	bool wants[2] = { false, false };	/* [0] the baseline, [1] the candidate again */
 	size_t r;
 
-	lab_round_clear(&gate->round);
-	gate->running = BASELINE;
 	for (r = 0; r < gate->answer.regression_count; r++) {
 		const struct gate_regression *regression = &gate->answer.regressions[r];
 
-		if (still_open(gate, regression) && gate_needs_candidate_again(regression))
-			gate->running = CANDIDATE_AGAIN;
+		if (still_open(gate, regression))
+			wants[gate_needs_candidate_again(regression)] = true;
 	}
+	lab_round_clear(&gate->round);
+	gate->running = wants[1] && (!wants[0] || gate->running != CANDIDATE_AGAIN) ? CANDIDATE_AGAIN : BASELINE;
 	for (r = 0; r < gate->answer.regression_count; r++) {
 		const struct gate_regression *regression = &gate->answer.regressions[r];
 
-		if (!still_open(gate, regression) ||
-		    (gate->running == CANDIDATE_AGAIN) != gate_needs_candidate_again(regression))
-			continue;
-		if (gate->running == CANDIDATE_AGAIN) {
-			size_t w = workload_index(gate, regression->workload);
-
-			gate->asked_again[w] = true;
-			gate->again_fails[w] = regression->candidate_fails;
-			gate->again_runs[w] = regression->candidate_runs;
-		}
-		add_deciding_group(gate, regression);
+		if (still_open(gate, regression) &&
+		    (gate->running == CANDIDATE_AGAIN) == gate_needs_candidate_again(regression))
+			add_deciding_group(gate, regression);
 	}
 	if (gate->round.group_count == 0)
 		return false;
 	gate->deciding_rounds++;
-	launch(gate, gate->running);
+	launch(gate);
 	return true;
 }
 
 static void say_round(struct gate *gate)
 {
-	const unsigned int *runs = gate->answer.runs[gate->running];
+	const unsigned int *runs = gate->answer.runs[tally_side(gate->running)];
 	size_t r;
 
 	progress(gate, "%s so far: %u PASS, %u FAIL, %u SKIP, %u INFRA", role_names[gate->running],
@@ -572,7 +586,7 @@ static void on_round_done(void *data)
 		return;
 	}
 	if (build_failed(gate)) {
-		if (gate->running == CANDIDATE)
+		if (gate->running != BASELINE)
 			gate->answer.candidate_build_failed = true;
 		else
 			snprintf(gate->answer.reason, sizeof(gate->answer.reason),
@@ -638,9 +652,9 @@ static void say_why_open(struct gate *gate)
 		if (!undecided(regression))
 			continue;
 		if (not_reproduced(gate, regression))
-			snprintf(answer->reason, sizeof(answer->reason), "the candidate failed %s on %.200s where "
-				 "the baseline did not, then passed it when asked again (%u fails in %u runs): "
-				 "too few to tell the kernels apart at %.2f", regression->workload,
+			snprintf(answer->reason, sizeof(answer->reason), "the candidate failed %s on %.200s, "
+				 "then passed it every time it was asked again (%u fails in %u runs): too few "
+				 "failures to tell it from the baseline at %.2f", regression->workload,
 				 regression->boards, regression->candidate_fails, regression->candidate_runs,
 				 confidence);
 		else
@@ -756,7 +770,6 @@ int gate_start(const struct gate_options *options, gate_done_cb done, void *data
 	gate->data = data;
 	if (make_cells(gate) != 0 ||
 	    !(gate->catch_up_tried = calloc(gate->answer.cell_count + 1, sizeof(bool))) ||
-	    !(gate->asked_again = calloc(options->session->job->workload_count + 1, sizeof(bool))) ||
 	    !(gate->again_fails = calloc(options->session->job->workload_count + 1, sizeof(unsigned int))) ||
 	    !(gate->again_runs = calloc(options->session->job->workload_count + 1, sizeof(unsigned int)))) {
 		gate_free(gate);
@@ -834,7 +847,6 @@ void gate_free(struct gate *gate)
 	free(gate->answer.cells);
 	free(gate->answer.regressions);
 	free(gate->catch_up_tried);
-	free(gate->asked_again);
 	free(gate->again_fails);
 	free(gate->again_runs);
 	free(gate);

@@ -100,7 +100,6 @@ struct report_gate {
 	int64_t created_ms, finished_ms;
 };
 
-/* One run of a bisection, in order, and the belief after it. */
 /* the most probable candidates kept per step, for a plot of each one's
  * probability as the bisection narrowed */
 #define REPORT_TOP_CANDIDATES 8
@@ -110,6 +109,7 @@ struct report_candidate {
 	double probability;
 };
 
+/* One run of a bisection, in order, and the belief after it. */
 struct report_step {
 	size_t run;			/* index into data->runs */
 	bool counted;			/* the engine got it as evidence */

@@ -808,7 +808,8 @@ static bool put_metric_chart(FILE *out, const struct report_data *data, const ch
 /* tests (phases, cycles) a workload's phase chart shows at most */
 #define MAX_PHASES 64
 
-/* Sums of one commit's phase_power per test, over its runs of workload. */
+/* Sums of each commit's phase_power_N per test N, over its runs of workload;
+ * the number of tests. */
 static size_t collect_phases(const struct report_data *data, const char *workload, double *sums,
 			     unsigned int *counts, const char **unit)
 {
@@ -821,15 +822,20 @@ static size_t collect_phases(const struct report_data *data, const char *workloa
 			continue;
 		for (c = 0; c < data->commit_count && strcmp(data->commits[c].id, run->commit) != 0; c++)
 			;
-		for (m = 0, k = 0; c < data->commit_count && m < run->metric_count && k < MAX_PHASES; m++) {
-			if (strcmp(run->metrics[m].name, "phase_power") != 0)
+		for (m = 0; c < data->commit_count && m < run->metric_count; m++) {
+			unsigned int test;
+			int end = 0;
+
+			/* phase_power_N: test N's (a test without a reading has none) */
+			if (sscanf(run->metrics[m].name, "phase_power_%u%n", &test, &end) != 1 ||
+			    run->metrics[m].name[end] != '\0' || test < 1 || test > MAX_PHASES)
 				continue;
+			k = test - 1;
 			*unit = *unit ? *unit : run->metrics[m].unit;
 			sums[c * MAX_PHASES + k] += run->metrics[m].value;
 			counts[c * MAX_PHASES + k]++;
-			k++;	/* they come in test order */
+			phases = k + 1 > phases ? k + 1 : phases;
 		}
-		phases = k > phases ? k : phases;
 	}
 	return phases;
 }

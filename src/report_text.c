@@ -185,7 +185,7 @@ static void write_runs(FILE *out, const struct report_data *data)
 	size_t i;
 
 	fprintf(out, "\nRuns (%zu)\n  ", data->run_count);
-	put_column(out, "run", 6), put_column(out, "role", 9), put_column(out, "board", 8);
+	put_column(out, "run", 6), put_column(out, "role", 15), put_column(out, "board", 8);
 	put_column(out, "workload", 8), put_column(out, "commit", 12), put_column(out, "outcome", 7);
 	fputs("why\n", out);
 	for (i = 0; i < data->run_count; i++) {
@@ -194,7 +194,7 @@ static void write_runs(FILE *out, const struct report_data *data)
 
 		fputs("  ", out);
 		snprintf(text, sizeof(text), "%" PRId64, run->id), put_column(out, text, 6);
-		put_column(out, report_run_role(&data->runs[i]), 9);
+		put_column(out, report_run_role(&data->runs[i]), 15);
 		put_column(out, run->board ? run->board : "-", 8);
 		snprintf(text, sizeof(text), "%.32s #%u", run->workload, run->repeat_index + 1);
 		put_column(out, text, 8), put_column(out, run->commit, 12);

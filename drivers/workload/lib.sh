@@ -861,6 +861,7 @@ rb_power_start() {
 	rb_power_sum=0
 	rb_power_n=0
 	rb_phase_powers=
+	rb_phase_n=0
 	rb_ms "$rb_now"
 	rb_phase_ms=$rb_ms
 	[ -n "$rb_meter" ] || return 0
@@ -873,13 +874,16 @@ rb_power_start() {
 }
 
 # Called at the end of each test (a phase, a cycle): that test's own average
-# power, kept for rb_power_report's phase_power lines. With an energy counter
-# it is the counter's rise since the last test ended over the time between
-# (uJ per ms is mW; tenths by shell arithmetic, no process); without one it
-# is the sample of power1_input (its mean over the last second), which the
-# run's average is then made of too.
+# power, kept as "N:TENTHS_OF_MW" for rb_power_report's phase_power_N lines
+# (N the test's number, so a test with no reading leaves a gap, not a shift).
+# With an energy counter it is the counter's rise since the last test ended
+# over the time between (uJ per ms is mW; tenths, rounded, by shell
+# arithmetic: no process; the counter's uJ need 64-bit arithmetic, as dash
+# and bash have); without one it is the sample of power1_input (its mean over
+# the last second), which the run's average is then made of too.
 rb_power_sample() {
 	[ -n "$rb_meter" ] || return 0
+	rb_phase_n=$((rb_phase_n + 1))
 	if [ -n "$rb_power_e0" ]; then
 		read -r rb_p <"$rb_meter/energy1_input" || return 0
 		rb_is_uint "$rb_p" || return 0
@@ -887,7 +891,7 @@ rb_power_sample() {
 		rb_now
 		rb_ms "$rb_now"
 		if [ "$rb_ms" -gt "$rb_phase_ms" ] && [ "$rb_count" -ge "$rb_phase_e" ]; then
-			rb_phase_powers="$rb_phase_powers $(((rb_count - rb_phase_e) * 10 / (rb_ms - rb_phase_ms)))"
+			rb_phase_powers="$rb_phase_powers $rb_phase_n:$((((rb_count - rb_phase_e) * 100 / (rb_ms - rb_phase_ms) + 5) / 10))"
 		fi
 		rb_phase_e=$rb_count
 		rb_phase_ms=$rb_ms
@@ -899,13 +903,14 @@ rb_power_sample() {
 	rb_count "$rb_p"
 	rb_power_sum=$((rb_power_sum + rb_count))
 	rb_power_n=$((rb_power_n + 1))
-	rb_phase_powers="$rb_phase_powers $((rb_count / 100))"
+	rb_phase_powers="$rb_phase_powers $rb_phase_n:$(((rb_count + 50) / 100))"
 }
 
-# phase_power per test, in test order, from tenths of mW.
+# phase_power_N per test that had a reading, from tenths of mW.
 rb_phase_power_report() {
 	for rb_t in $rb_phase_powers; do
-		rb_metric phase_power "$((rb_t / 10)).$((rb_t % 10))" mW
+		rb_v=${rb_t#*:}
+		rb_metric "phase_power_${rb_t%%:*}" "$((rb_v / 10)).$((rb_v % 10))" mW
 	done
 }
 

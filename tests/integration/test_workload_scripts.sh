@@ -591,7 +591,19 @@ check "power: energy and average power from energy1_input" eval \
 	 has_exact "$tmp/meter.out" "# metric power_avg=116.0 mW"'
 # 2 J over the first test's 20 s, 4.96 J over the second's 40 s
 check "power: each test's own power from the counter's rise, in test order" eval \
-	'[ "$(sed -n "s/^# metric phase_power=//p" "$tmp/meter.out" | tr "\n" " ")" = "100.0 mW 124.0 mW " ]'
+	'[ "$(sed -n "s/^# metric phase_power_//p" "$tmp/meter.out" | tr "\n" " ")" = "1=100.0 mW 2=124.0 mW " ]'
+
+# a test whose reading cannot be had (no time passed) leaves a gap in the
+# numbers, and the tests after it keep theirs
+echo 100.000 90.000 >"$tmp/meter3.uptime"
+echo 5000000 >"$tmp/hwmon0/energy1_input"
+lib_run meter3 'rb_meter=$T/hwmon0; rb_power_start
+	echo "110.000 100.000" >"$RACKBISECT_UPTIME_FILE"; echo 6000000 >"$rb_meter/energy1_input"; rb_power_sample
+	rb_power_sample
+	echo "130.000 120.000" >"$RACKBISECT_UPTIME_FILE"; echo 8333333 >"$rb_meter/energy1_input"; rb_power_sample
+	rb_power_report'
+check "power: a test with no reading leaves a gap, not a shift (and tenths are rounded)" eval \
+	'[ "$(sed -n "s/^# metric phase_power_//p" "$tmp/meter3.out" | tr "\n" " ")" = "1=100.0 mW 3=116.7 mW " ]'
 
 rm "$tmp/hwmon0/energy1_input"
 echo 100.000 90.000 >"$tmp/meter2.uptime"
@@ -601,7 +613,7 @@ lib_run meter2 'rb_meter=$T/hwmon0; rb_power_start
 check "power: without energy1_input, the mean of power1_input samples" eval \
 	'has_exact "$tmp/meter2.out" "# metric power_avg=174.0 mW" && has_exact "$tmp/meter2.out" "# metric energy=1.740 J"'
 check "power: ... and each test's sample as its own power" eval \
-	'[ "$(sed -n "s/^# metric phase_power=//p" "$tmp/meter2.out" | tr "\n" " ")" = "116.0 mW 232.0 mW " ]'
+	'[ "$(sed -n "s/^# metric phase_power_//p" "$tmp/meter2.out" | tr "\n" " ")" = "1=116.0 mW 2=232.0 mW " ]'
 
 mkdir -p "$tmp/dfs-3.3" "$tmp/dfs-current"
 printf '%s\n' "primary: 2437 (HT20)" "addr: 00:03:7f:11:22:33" "addrmask: ff:ff:ff:ff:ff:ff" \

@@ -119,8 +119,8 @@ static int store_run(struct report_fixture *fixture, const int64_t *build_ids, c
 	/* two tests of 300 s each, 10 mW under and over the run's mean */
 	const struct store_metric metrics[] = { { "duration", 600, "s" }, { "power_avg", plan->power_mw, "mW" },
 						{ "energy", plan->power_mw * 0.6, "J" },
-						{ "phase_power", plan->power_mw - 10, "mW" },
-						{ "phase_power", plan->power_mw + 10, "mW" } };
+						{ "phase_power_1", plan->power_mw - 10, "mW" },
+						{ "phase_power_2", plan->power_mw + 10, "mW" } };
 	int with_build = plan->board != NULL;
 
 	if (store_run_queue(fixture->store, &(struct store_run_request){
