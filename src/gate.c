@@ -18,6 +18,10 @@
 #define MAX_REPEAT 4
 /* runs per board when the candidate is asked again (too few failures yet) */
 #define CANDIDATE_REPEAT 2
+/* the candidate's runs per failing board (the matrix's and the repeats)
+ * past which it is not asked again: a regression failing half its runs
+ * would otherwise be asked again and again, never by the baseline */
+#define CANDIDATE_RUNS_PER_BOARD 3
 /* baseline passes past which the test is not worth running: ask the candidate again */
 #define PASSES_NEEDED_CAP 1000000u
 
@@ -442,13 +446,17 @@ static size_t list_count(const char *list)
 
 bool gate_needs_candidate_again(const struct gate_regression *regression)
 {
+	size_t boards = list_count(regression->boards);
 	unsigned int missing;
 
+	/* asked enough: from here the baseline settles it, round after round */
+	if (regression->candidate_runs >= CANDIDATE_RUNS_PER_BOARD * boards)
+		return false;
 	if (regression->passes_needed == UINT32_MAX)
 		return true;
 	missing = regression->passes_needed > regression->baseline_passes
 			  ? regression->passes_needed - regression->baseline_passes : 0;
-	return missing > MAX_REPEAT * list_count(regression->boards);
+	return missing > MAX_REPEAT * boards;
 }
 
 /* One group: an undecided workload on its boards not taken by another group

@@ -14,7 +14,7 @@
  * with as many runs as that test still needs if they all pass; or, where the
  * candidate failed too seldom for one round of the baseline to be enough
  * (one failure in one run needs 99 passes at 0.99), the candidate again on
- * those boards. A failure that does not come back when asked again leaves
+ * those boards, up to 3 runs per board. A failure that does not come back when asked again leaves
  * the workload undecided (INCOMPLETE, saying so): the gate does not call a
  * one-off a regression, nor pass it silently. A board where the baseline
  * fails the workload with a symptom the candidate showed is "known
@@ -125,7 +125,9 @@ double gate_expected_failures_per_round(const struct gate_regression *regression
  * expected failures per round; NULL when none is left. */
 const struct gate_regression *gate_regression_to_bisect(const struct gate_answer *answer, const bool *answered);
 /* Whether the candidate must run the workload again before the baseline can
- * settle it: more baseline passes missing than one round gives its boards. */
+ * settle it: more baseline passes missing than one round gives its boards,
+ * and the candidate has run it fewer than 3 times per board (past that, the
+ * baseline settles it over its rounds, whatever it takes). */
 bool gate_needs_candidate_again(const struct gate_regression *regression);
 
 #endif
