@@ -52,32 +52,7 @@ static const struct cli_option *find_option(const struct cli_option *options, co
 	return NULL;
 }
 
-static int global_option(struct cli_globals *globals, const char *name, size_t length,
-			 const char ***value, bool **flag)
-{
-	const struct { const char *name; const char **value; bool *flag; } table[] = {
-		{ "lab", &globals->lab_option, NULL },
-		{ "tree", &globals->tree, NULL },
-		{ "state", &globals->state, NULL },
-		{ "junit", &globals->junit, NULL },
-		{ "json", NULL, &globals->json },
-		{ "verbose", NULL, &globals->verbose },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-		if (strlen(table[i].name) == length && strncmp(table[i].name, name, length) == 0) {
-			*value = table[i].value;
-			*flag = table[i].flag;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-/* Whether usage names --name (followed by a space, ']', '=' or the line's
- * end): the outputs --json, --junit and --tree are taken only by the
- * commands whose usage offers them, so none is accepted and then ignored. */
+/* Whether usage names --name (followed by a space, ']', '=' or the line's end). */
 static bool usage_offers(const char *usage, const char *name, size_t length)
 {
 	const char *at;
@@ -92,16 +67,31 @@ static bool usage_offers(const char *usage, const char *name, size_t length)
 	return false;
 }
 
-static bool needs_offer(const char *name, size_t length)
+/* The outputs --json, --junit and --tree are taken only by the commands
+ * whose usage offers them, so none is accepted and then ignored. */
+static int global_option(struct cli_globals *globals, const char *usage, const char *name, size_t length,
+			 const char ***value, bool **flag)
 {
-	static const char *const offered_only[] = { "json", "junit", "tree" };
+	const struct { const char *name; const char **value; bool *flag; bool offered_only; } table[] = {
+		{ "lab", &globals->lab_option, NULL, false },
+		{ "tree", &globals->tree, NULL, true },
+		{ "state", &globals->state, NULL, false },
+		{ "junit", &globals->junit, NULL, true },
+		{ "json", NULL, &globals->json, true },
+		{ "verbose", NULL, &globals->verbose, false },
+	};
 	size_t i;
 
-	for (i = 0; i < sizeof(offered_only) / sizeof(offered_only[0]); i++) {
-		if (strlen(offered_only[i]) == length && strncmp(offered_only[i], name, length) == 0)
-			return true;
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		if (strlen(table[i].name) == length && strncmp(table[i].name, name, length) == 0) {
+			if (table[i].offered_only && !usage_offers(usage, name, length))
+				return -ENOENT;
+			*value = table[i].value;
+			*flag = table[i].flag;
+			return 0;
+		}
 	}
-	return false;
+	return -ENOENT;
 }
 
 static int usage_error(const char *usage, const char *format, const char *what)
@@ -156,8 +146,7 @@ int cli_parse(int argc, char **argv, const struct cli_option *options, struct cl
 		} else if (own) {
 			value = own->value;
 			flag = own->flag;
-		} else if (global_option(globals, name, length, &value, &flag) != 0 ||
-			   (needs_offer(name, length) && !usage_offers(usage, name, length))) {
+		} else if (global_option(globals, usage, name, length, &value, &flag) != 0) {
 			return usage_error(usage, "unknown option '%s'", arg);
 		}
 		if (flag) {

@@ -247,12 +247,13 @@ static int64_t answering_bisection(struct gate_review *review, const struct gate
 		spec = json_loads(stored.spec, 0, NULL);
 		answer = stored.answer ? json_loads(stored.answer, 0, NULL) : NULL;
 		if (answers_regression(review, &stored, spec, answer, regression)) {
+			bool elsewhere = !same_text(spec, "workload", regression->workload);
+
 			found = id;
 			*answer_out = json_incref(answer);
 			snprintf(symptom, symptom_len, "%s%s%s", json_string_value(json_object_get(spec, "symptom")),
-				 same_text(spec, "workload", regression->workload) ? "" : ", tracked in ",
-				 same_text(spec, "workload", regression->workload)
-					 ? "" : json_string_value(json_object_get(spec, "workload")) ?: "?");
+				 elsewhere ? ", tracked in " : "",
+				 elsewhere ? json_string_value(json_object_get(spec, "workload")) ?: "?" : "");
 		}
 		json_decref(spec);
 		json_decref(answer);
@@ -436,8 +437,7 @@ static int bisect_regressions(struct gate_review *review)
 	if (rc == NOTHING_TO_BISECT && (regression = gate_regression_to_bisect(answer, answered))) {
 		say_left_for_later(review, answer, answered, regression);
 		rc = start_bisection(review, regression);
-	}
-	else if (rc == NOTHING_TO_BISECT && (regression = gate_regression_to_bisect(answer, NULL))) {
+	} else if (rc == NOTHING_TO_BISECT && (regression = gate_regression_to_bisect(answer, NULL))) {
 		i = (size_t)(regression - answer->regressions);
 		take_answer(review, answers[i]);
 		review->bisection_id = ids[i];

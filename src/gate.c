@@ -36,6 +36,16 @@ static bool is_candidate_role(const char *role)
 	return strcmp(role, "baseline") != 0;
 }
 
+/* The position of a workload in the job's list (per-workload counters). */
+static bool workload_position(const struct job *job, const char *name, size_t *position)
+{
+	const struct job_workload *workload = job_find_workload(job, name);
+
+	if (workload)
+		*position = (size_t)(workload - job->workloads);
+	return workload != NULL;
+}
+
 /* The side a round's runs are tallied on: the candidate's repeats are its. */
 static enum side tally_side(enum side side)
 {
@@ -300,12 +310,9 @@ static int judge(struct gate *gate)
 	memset(gate->again_runs, 0, session->job->workload_count * sizeof(*gate->again_runs));
 	memset(gate->again_fails, 0, session->job->workload_count * sizeof(*gate->again_fails));
 	for (i = 0; i < list.count; i++) {
-		const struct job_workload *workload = job_find_workload(session->job, list.runs[i].workload);
-
-		tally_run(gate, &list.runs[i], strcmp(roles[i], "baseline") == 0 ? BASELINE : CANDIDATE);
-		if (workload && strcmp(roles[i], role_names[CANDIDATE_AGAIN]) == 0) {
-			size_t w = (size_t)(workload - session->job->workloads);
-
+		tally_run(gate, &list.runs[i], is_candidate_role(roles[i]) ? CANDIDATE : BASELINE);
+		if (workload_position(session->job, list.runs[i].workload, &w) &&
+		    strcmp(roles[i], role_names[CANDIDATE_AGAIN]) == 0) {
 			gate->again_runs[w] += list.runs[i].outcome == RUN_PASS || list.runs[i].outcome == RUN_FAIL;
 			gate->again_fails[w] += list.runs[i].outcome == RUN_FAIL;
 		}
@@ -496,21 +503,15 @@ static void add_deciding_group(struct gate *gate, const struct gate_regression *
 		 gate->running == BASELINE ? "" : " (too few failures yet to tell it from the baseline)");
 }
 
-static size_t workload_index(const struct gate *gate, const char *workload)
-{
-	const struct job *job = gate->options.session->job;
-
-	return (size_t)(job_find_workload(job, workload) - job->workloads);
-}
-
 /* A workload the candidate was asked again and failed in none of those runs
  * (counted from the store, so a resumed gate knows it too): its failure did
  * not come back, and more runs would only say so again. */
 static bool not_reproduced(const struct gate *gate, const struct gate_regression *regression)
 {
-	size_t w = workload_index(gate, regression->workload);
+	size_t w;
 
-	return gate->again_runs[w] > 0 && gate->again_fails[w] == 0;
+	return workload_position(gate->options.session->job, regression->workload, &w) &&
+	       gate->again_runs[w] > 0 && gate->again_fails[w] == 0;
 }
 
 static bool still_open(const struct gate *gate, const struct gate_regression *regression)

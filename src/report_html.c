@@ -676,6 +676,14 @@ static void put_bisection(FILE *out, const struct report_data *data)
 
 /* ---- power and energy ------------------------------------------------------------------------------------------ */
 
+/* A commit's position in data->commits; commit_count when it is not there. */
+static size_t commit_position(const struct report_data *data, const char *id)
+{
+	const struct report_commit *commit = report_data_commit(data, id);
+
+	return commit ? (size_t)(commit - data->commits) : data->commit_count;
+}
+
 struct metric_cell { double sum, low, high; unsigned int count; };
 
 /* The distinct workloads of the runs, in order met. */
@@ -702,8 +710,7 @@ static void collect_metric(const struct report_data *data, const char *metric, c
 
 		for (w = 0; w < workload_count && strcmp(workloads[w], run->workload) != 0; w++)
 			;
-		for (c = 0; c < data->commit_count && strcmp(data->commits[c].id, run->commit) != 0; c++)
-			;
+		c = commit_position(data, run->commit);
 		if (w == workload_count || c == data->commit_count)
 			continue;
 		for (m = 0; m < run->metric_count; m++) {
@@ -820,8 +827,7 @@ static size_t collect_phases(const struct report_data *data, const char *workloa
 
 		if (strcmp(run->workload, workload) != 0)
 			continue;
-		for (c = 0; c < data->commit_count && strcmp(data->commits[c].id, run->commit) != 0; c++)
-			;
+		c = commit_position(data, run->commit);
 		for (m = 0; c < data->commit_count && m < run->metric_count; m++) {
 			unsigned int test;
 			int end = 0;

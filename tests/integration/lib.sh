@@ -51,9 +51,10 @@ rackbisect_under_test() {
 	fi
 }
 
-# eight_board_lab NAME PREFIX SUBNET [COUNT]: a lab file (on stdout) of eight
-# boards (or the first COUNT) PREFIX01..PREFIX08 with the chips of
-# labs/virtual.yaml on SUBNET.1-8, each a test's own loopback addresses.
+# eight_board_lab NAME PREFIX SUBNET [COUNT [FAULTS]]: a lab file (on stdout)
+# of eight boards (or the first COUNT) PREFIX01..PREFIX08 with the chips of
+# labs/virtual.yaml on SUBNET.1-8, each a test's own loopback addresses;
+# FAULTS (a fault plan's entries, "hang-workload: 3") goes to every board.
 eight_board_lab() {
 	local n=0 chip
 	echo "name: $1"
@@ -72,6 +73,7 @@ eight_board_lab() {
     limits: {boot: 60, hang: 5}
     seed: $n
 YAML
+		[ -z "${5:-}" ] || echo "    faults: {$5}"
 	done
 }
 

@@ -156,19 +156,9 @@ section "a failure that does not come back"
 # One failure in one run would need 99 baseline passes at 0.99, so the gate
 # asks the candidate again; it passes, and the gate says it cannot tell the
 # kernels apart (exit 3), neither a REGRESSION nor a silent PASS.
-cat >"$work/once.yaml" <<YAML
-name: oncelab
-type: virtual
-boards:
-  - name: ob1
-    chip: ar9285
-    transport: {host: 127.77.10.9, port: 2222}
-    console: {driver: virtual, port: 7000}
-    boot: {driver: virtual, fallback: 3.3.0-lab-fallback}
-    limits: {boot: 60, hang: 5}
-    seed: 1
-    faults: {hang-workload: 3}
-YAML
+# (on the addresses of this test's lab, which it no longer needs)
+"$rb" lab down "$lab" --state "$state" >/dev/null 2>&1
+eight_board_lab oncelab ob 127.77.10 1 "hang-workload: 3" >"$work/once.yaml"
 "$rb" lab up "$work/once.yaml" --state "$work/once-state" >"$work/once-up.out" 2>&1
 "$rb" gate "$work/w3.yaml" --tree "$work/reverted" --baseline v3.3 --candidate v3.3 \
 	--lab "$work/once.yaml" --state "$work/once-state" >"$work/once.out" 2>"$work/once.err"
