@@ -88,8 +88,24 @@ start_lane() {
 # check spent its time: a test's own seconds do not show the waits between.
 # The clock and the load average at the start tell a slow build (make
 # check's start to here) or a machine busy with others' work.
+# Each phase line also says how much of the machine's CPU time since the
+# last one was idle (/proc/stat: idle and iowait over all) and stolen (a
+# virtual machine's CPU the host gave to others): a phase that leaves a core
+# idle can take more tests, one with none only less CPU.
 run_started=$(date +%s)
-phase() { echo "# run-all: $(($(date +%s) - run_started)) s: $*"; }
+cpu_times() { awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $5 + $6, $9 }' /proc/stat; }
+read -r phase_total phase_idle phase_steal <<EOF_TIMES
+$(cpu_times)
+EOF_TIMES
+phase() {
+	read -r total idle steal <<EOF_TIMES
+$(cpu_times)
+EOF_TIMES
+	elapsed=$((total - phase_total + 1))
+	echo "# run-all: $(($(date +%s) - run_started)) s: $* (since the last such line, CPU" \
+		"$(((idle - phase_idle) * 100 / elapsed)) % idle, $(((steal - phase_steal) * 100 / elapsed)) % stolen)"
+	phase_total=$total phase_idle=$idle phase_steal=$steal
+}
 echo "# run-all: started $(date -u '+%F %T') UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 start_lane own

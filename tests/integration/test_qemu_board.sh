@@ -203,19 +203,33 @@ check "... and found it on its installed kernel" \
 guest cat /proc/cmdline >"$work/cmdline" 2>&1
 check "... the board runs its installed kernel again" grep -q -w rackbisect.installed "$work/cmdline"
 
-timeout 60 "$rb" power q1 cycle --lab "$lab" --state "$state" >"$work/cycle.out" 2>&1
-check "rackbisect power q1 cycle through QMP: exit 0" test $? -eq 0
-cmdline_has rackbisect.installed
-check "... the board comes back on its installed kernel" test $? -eq 0
-
+# The board's power switched from the command line. After off, the board
+# (up since the SKIP run's recovery) no longer answers; after on and after
+# a cycle it starts its installed kernel again, as its console shows: the
+# SKIP run above waited for such a boot to its end, so these need not.
+installed_boot="Command line: console=ttyS0,115200 panic=-1 rackbisect.installed"
+# new_boot_seen: waits (up to 90 s) for the console to show one more start of
+# the installed kernel than it had shown when $boots_before was counted
+new_boot_seen() {
+	timeout 90 awk -v want=$((boots_before + 1)) -v line="$installed_boot" \
+		'index($0, line) && ++n >= want { found = 1; exit } END { exit !found }' \
+		<(timeout 90 tail -n +1 -F "$work/console.out" 2>/dev/null)
+}
 timeout 60 "$rb" power q1 off --lab "$lab" --state "$state" >"$work/off.out" 2>&1
 check "rackbisect power q1 off: exit 0" test $? -eq 0
 silent() { ! guest true 2>/dev/null; }
 check "... the board no longer answers" silent
+boots_before=$(grep -c -F "$installed_boot" "$work/console.out")
 timeout 60 "$rb" power q1 on --lab "$lab" --state "$state" >"$work/on.out" 2>&1
 check "rackbisect power q1 on: exit 0" test $? -eq 0
-cmdline_has rackbisect.installed
-check "... and it boots again" test $? -eq 0
+new_boot_seen
+check "... and it starts its installed kernel again (a new boot on its console)" test $? -eq 0
+
+boots_before=$(grep -c -F "$installed_boot" "$work/console.out")
+timeout 60 "$rb" power q1 cycle --lab "$lab" --state "$state" >"$work/cycle.out" 2>&1
+check "rackbisect power q1 cycle through QMP: exit 0" test $? -eq 0
+new_boot_seen
+check "... the board restarts on its installed kernel (a new boot on its console)" test $? -eq 0
 
 kill "$console_pid" 2>/dev/null && wait "$console_pid" 2>/dev/null
 exit $((failures > 0))
