@@ -1,8 +1,8 @@
 #!/bin/bash
 # Seeded fault injection in the virtual lab (issue 9), second half: through
 # `gate --bisect`, whose bisection is the `bisect` engine on the lab, and a
-# full state directory; test_fault_matrix.sh is the first half (`run`, the
-# faults and a corrupted artifact). Both share fault_matrix_lib.sh.
+# full state directory, and a power switch's password; test_fault_matrix.sh
+# is the first half (`run`, the faults and a corrupted artifact). Both share fault_matrix_lib.sh.
 #
 # gate --bisect: 10 boards, seed s carrying every fault at events its seed
 #   picks, 2 clean boards; v3.3.1-rc1 against v3.3 on W3. The verdict is
@@ -13,6 +13,9 @@
 #   a crash; a 3 says "No space left on device" and where; the database
 #   passes integrity_check and keeps every result stored before; once there
 #   is room again, the next run works. 10 seeds.
+# A power switch whose command fails printing its password ({env:NAME}):
+#   the messages show the word; the value is in no output, log, run file
+#   or database.
 #
 # Prints "ok N - ..." / "not ok N - ..."; every wait is on an event with a timeout.
 # lane: end
@@ -21,7 +24,8 @@ set -u
 . "$(dirname "$0")/fault_matrix_lib.sh"
 fault_matrix_begin fault-gate
 gate_lab=$work/gate-lab.yaml
-fault_labs=$gate_lab
+secret_lab=$work/secret-lab.yaml
+fault_labs="$gate_lab $secret_lab"
 
 # The gate lab: board seed-S carries every fault. Its first run (the
 # candidate's matrix) is spared, so the board stays in the bisection; the
@@ -158,6 +162,32 @@ import json, sys
 runs = json.load(open(sys.argv[1] + "/full-last.json"))
 sys.exit(not (open(sys.argv[1] + "/full-last.status").read().strip() == "0"
               and all(r["state"] == "done" for r in runs)))' "$work"
+
+# ---- a PDU password: never in any output ---------------------------------------------------
+section "a power switch whose command fails, printing its password"
+export RB_TEST_PDU_PASSWORD="pdu-pass-$RANDOM$RANDOM"
+{
+	echo "name: faults-secret"
+	echo "type: virtual"
+	echo "boards:"
+	limits="{boot: 15, hang: 5, power: 10}"
+	board secret-1 127.77.21.3 3 "hang-workload: 2"
+	# shellcheck disable=SC2016 # $0 is the script's, not ours
+	echo '    power: {driver: command, on: [/bin/sh, -c, '\''echo "login admin/$0 refused" >&2; exit 1'\'', "{env:RB_TEST_PDU_PASSWORD}"], off: [/bin/sh, -c, '\''echo "password $0 wrong"; exit 2'\'', "{env:RB_TEST_PDU_PASSWORD}"]}'
+} >"$secret_lab"
+"$rb" lab up "$secret_lab" --state "$state" >"$work/secret-up.out" 2>&1
+check "the PDU-password lab is up" test $? -eq 0
+"$rb" run "$work/w1.yaml" --lab "$secret_lab" --state "$state" --tree "$work/tree" --commit v3.3 \
+	>"$work/secret-run.out" 2>"$work/secret-run.err"
+"$rb" power secret-1 cycle --lab "$secret_lab" --state "$state" >"$work/secret-power.out" 2>&1
+check "rackbisect power: exit 3, the command's failure shown with {env:RB_TEST_PDU_PASSWORD}" \
+	bash -c "[ $? -eq 3 ] && grep -q 'password {env:RB_TEST_PDU_PASSWORD} wrong' '$work/secret-power.out'"
+check "the hang's power cycle failed, and the log says so with {env:RB_TEST_PDU_PASSWORD}" \
+	contains "$work/secret-run.err" "board secret-1: power off command '.*{env:RB_TEST_PDU_PASSWORD}' exited with status 2: password {env:RB_TEST_PDU_PASSWORD} wrong"
+"$rb" runs --last 1000 --json --state "$state" >"$work/secret-runs.json" 2>&1
+"$rb" lab down "$secret_lab" --state "$state" >/dev/null 2>&1
+check "the password is in no output, log, run file or database of the state directory" \
+	bash -c '! grep -r -l -a -F -- "$RB_TEST_PDU_PASSWORD" "$0"/secret-* "$1"' "$work" "$state"
 
 check "no sanitizer report from the coordinator" \
 	bash -c "! grep -l 'ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer' '$work'/*.err"
