@@ -39,10 +39,6 @@ run_logged() {
 # An integration test whose header has the line "# lane: own" runs in the
 # background from the start, beside everything else: it spends most of its
 # time waiting on its own boards, and the other tests need not wait for it.
-# "# lane: own A1", "own A2": one after the other in chain A, beside the
-# other chains. The first phase is CPU-bound (0 % idle); the chains keep
-# fewer tests at once, each running faster (less switching between more
-# processes than the cores can run).
 # One with "# lane: last" runs after all the others: a QEMU board under
 # software emulation needs the CPU the other lanes would take. It runs on one
 # core; those with "# lane: end" run beside it, on the other (the fault
@@ -76,30 +72,16 @@ finish_logged() {
 }
 
 # start_lane LANE: starts every integration test whose header says
-# "# lane: LANE" in the background, each alone; those that say "# lane: LANE
-# CHAIN" (a letter and a position: A1, A2) run one after another in CHAIN's
-# order, beside the other chains. Sets lane_entries to their entries.
+# "# lane: LANE" in the background; sets lane_entries to their entries
 start_lane() {
 	lane_entries=""
-	chains=$(mktemp)
 	for t in tests/integration/test_*.sh; do
 		[ -f "$t" ] || continue
 		case "$t" in *"$filter"*) ;; *) continue ;; esac
-		chain=$(sed -n "s/^# lane: $1\\( \\([A-Z][0-9]\\)\\)\\{0,1\\}\$/\\2/p" "$t")
-		grep -q "^# lane: $1\\( [A-Z][0-9]\\)\\{0,1\\}\$" "$t" || continue
-		echo "${chain:-_0} $t" >>"$chains"
+		grep -q "^# lane: $1\$" "$t" || continue
+		start_own_lane "$t" 1500 bash "$t"
+		lane_entries="$lane_entries $lane_entry"
 	done
-	# one background chain per letter (each test without one is a chain of its own)
-	for letter in $(sort "$chains" | awk '{ c = substr($1, 1, 1); if (c == "_") c = "_" NR; print c }' | uniq); do
-		chain_entries=""
-		for t in $(sort "$chains" | awk -v l="$letter" '{ c = substr($1, 1, 1); if (c == "_") c = "_" NR } c == l { print $2 }'); do
-			chain_entries="$chain_entries $t:$(mktemp)"
-		done
-		# shellcheck disable=SC2086 # a list of words
-		(for entry in $chain_entries; do run_logged "${entry#*:}" 1500 bash "${entry%%:*}"; done) &
-		lane_entries="$lane_entries$chain_entries"
-	done
-	rm -f "$chains"
 }
 
 # "# run-all: N s: WHAT" marks each phase's end, for reading where a slow
@@ -210,7 +192,7 @@ unit_chain_pid=$!
 for t in tests/integration/test_*.sh; do
 	[ -f "$t" ] || continue
 	case "$t" in *"$filter"*) ;; *) continue ;; esac
-	grep -q -E '^# lane: (own|last|end)( [A-Z][0-9])?$' "$t" && continue
+	grep -q -E '^# lane: (own|last|end)$' "$t" && continue
 	run_integration "$t"
 done
 

@@ -11,7 +11,7 @@
 #
 # Prints "ok N - ..." / "not ok N - ..."; every wait is on an event with a timeout.
 # tests/run-all.sh runs it beside the other tests (it waits on its own boards):
-# lane: own B1
+# lane: own
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# lane: own C1
+# lane: own
 # (not "end", beside the QEMU board: the end phase has most of a core idle,
 # but LAVA there took the QEMU board from 345 to 517 s, its TCG guest slowed
 # by the load)
