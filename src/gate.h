@@ -14,9 +14,9 @@
  * with as many runs as that test still needs if they all pass; or, where the
  * candidate failed too seldom for one round of the baseline to be enough
  * (one failure in one run needs 99 passes at 0.99), the candidate again on
- * those boards, up to 3 runs per board. A failure that does not come back when asked again leaves
- * the workload undecided (INCOMPLETE, saying so): the gate does not call a
- * one-off a regression, nor pass it silently. A board where the baseline
+ * those boards, up to 3 runs per board. A failure that does not come back
+ * when asked again leaves the workload undecided (INCOMPLETE, saying so):
+ * the gate does not call a one-off a regression, nor pass it silently. A board where the baseline
  * fails the workload with a symptom the candidate showed is "known
  * failing": not a regression. A PASS means the matrix showed no failure the
  * baseline does not share; a regression that fails seldom enough to pass

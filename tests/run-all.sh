@@ -93,14 +93,16 @@ start_lane() {
 # virtual machine's CPU the host gave to others): a phase that leaves a core
 # idle can take more tests, one with none only less CPU.
 run_started=$(date +%s)
-cpu_times() { awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $5 + $6, $9 }' /proc/stat; }
-read -r phase_total phase_idle phase_steal <<EOF_TIMES
-$(cpu_times)
-EOF_TIMES
-phase() {
+# read_cpu_times: sets total, idle and steal to /proc/stat's sums (ticks)
+read_cpu_times() {
 	read -r total idle steal <<EOF_TIMES
-$(cpu_times)
+$(awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $5 + $6, $9 }' /proc/stat)
 EOF_TIMES
+}
+read_cpu_times
+phase_total=$total phase_idle=$idle phase_steal=$steal
+phase() {
+	read_cpu_times
 	elapsed=$((total - phase_total + 1))
 	echo "# run-all: $(($(date +%s) - run_started)) s: $* (since the last such line, CPU" \
 		"$(((idle - phase_idle) * 100 / elapsed)) % idle, $(((steal - phase_steal) * 100 / elapsed)) % stolen)"
