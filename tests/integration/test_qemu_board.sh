@@ -12,8 +12,8 @@
 # modules: configured with a fragment, built out of tree, its modules packed,
 # unpacked on the board by the kexec driver and loaded by the kexec'd kernel.
 #
-# QEMU uses KVM when /dev/kvm works, TCG otherwise: timeouts are sized for
-# TCG. Prints "ok N - ..." / "not ok N - ..."; every wait is on an event
+# QEMU uses KVM where the CPU offers it (board.sh accel), TCG otherwise:
+# timeouts are sized for TCG. Prints "ok N - ..." / "not ok N - ..."; every wait is on an event
 # with a timeout.
 set -u
 # Its checks read the build logs in its state's own kernels/.
@@ -29,6 +29,7 @@ lab=$work/lab.yaml
 addr=127.77.15.1 ssh_port=2201 console_port=7015
 
 cleanup() {
+	[ -n "${console_pid:-}" ] && kill "$console_pid" 2>/dev/null
 	bash "$board_sh" stop "$work/board" 2>/dev/null
 	[ -n "${RACKBISECT_KEEP_TEST:-}" ] && echo "# kept $work" || rm -rf "$work"
 }
@@ -39,7 +40,19 @@ if ! command -v qemu-system-x86_64 >/dev/null || ! ls /lib/modules/*/kernel/driv
 	echo "not ok 1 - qemu-system-x86 and linux-image-amd64 are installed (run \`make deps\`)"
 	exit 1
 fi
-[ -w /dev/kvm ] && echo "# accelerator: KVM (TCG if it fails)" || echo "# accelerator: TCG (no usable /dev/kvm)"
+accel=$(bash "$board_sh" accel)
+echo "# accelerator: $accel (/dev/kvm $([ -w /dev/kvm ] && echo writable || echo absent);" \
+	"CPU virtualisation flags: $(grep -o -w -E 'vmx|svm' /proc/cpuinfo | sort -u | tr '\n' ' ')" \
+	"modules: $(ls -d /sys/module/kvm* 2>/dev/null | xargs -r -n1 basename | tr '\n' ' '))"
+# A /dev/kvm without vmx or svm (PVM's, on some of this project's machines)
+# hangs Debian's kernel: KVM only where the CPU offers it, unless told.
+if [ -z "${RACKBISECT_QEMU_ACCEL:-}" ]; then
+	grep -q -w -E 'vmx|svm' /proc/cpuinfo && [ -w /dev/kvm ] && want=kvm || want=tcg
+	check "board.sh chooses KVM only with /dev/kvm and the CPU's vmx or svm ($want here)" test "$accel" = "$want"
+fi
+RACKBISECT_QEMU_ACCEL=fast bash "$board_sh" accel >/dev/null 2>"$work/accel.err"
+check "... RACKBISECT_QEMU_ACCEL=fast: exit 1, naming what it takes" \
+	bash -c "test $? -eq 1 && grep -q 'say kvm, tcg or auto' '$work/accel.err'"
 
 ssh-keygen -q -t ed25519 -N '' -f "$work/key"
 started=$SECONDS
@@ -127,7 +140,14 @@ started=$SECONDS
 bash "$board_sh" start "$work/image" "$work/board" "$addr" "$ssh_port" "$console_port" 2>"$work/start.err"
 check "QEMU starts the board" test -f "$work/board/qemu.pid"
 cmdline_has rackbisect.installed
-check "... it boots its installed kernel and answers SSH" test $? -eq 0
+up=$?
+check "... it boots its installed kernel and answers SSH" test $up -eq 0
+if [ $up -ne 0 ]; then
+	# every later check needs the board: say what QEMU said, not 30 failures
+	echo "# no answer in $((SECONDS - started)) s (accelerator $accel); QEMU said:"
+	sed 's/^/#   /' "$work/board/qemu.err" "$work/start.err" 2>/dev/null | tail -n 5
+	exit 1
+fi
 echo "# board up in $((SECONDS - started)) s"
 
 timeout 60 "$rb" lab trust "$lab" --state "$state" >"$work/trust.out" 2>&1
