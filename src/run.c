@@ -32,12 +32,14 @@
 #define MAX_PROBE_REFUSALS 3
 /*
  * Each run uploads the workload into a directory of its own, made by mktemp:
- * several boards may share one /tmp (the virtual lab's boards all see the
- * host's), and a fixed directory let one run's upload (`cat >` truncates)
- * empty the script or lib.sh another board was just starting.
+ * several boards may share one /tmp, and a fixed directory let one run's
+ * upload (`cat >` truncates) empty the script or lib.sh another board was
+ * just starting. It is made in the board's $TMPDIR, else /tmp: a run cut
+ * off leaves it there until the board's next boot empties it (a virtual
+ * board's TMPDIR is its own; the host's /tmp kept them).
  */
-#define REMOTE_WORKLOAD_PREFIX "/tmp/rackbisect-workload."
-#define REMOTE_WORKLOAD_TEMPLATE REMOTE_WORKLOAD_PREFIX "XXXXXXXX"
+#define REMOTE_WORKLOAD_NAME "rackbisect-workload."
+#define REMOTE_WORKLOAD_TEMPLATE REMOTE_WORKLOAD_NAME "XXXXXXXX"
 /*
  * Each SSH command costs the board a session: a process of sshd, a shell and
  * the command's own (a fifth of a short run's CPU on the virtual lab). So the
@@ -47,7 +49,7 @@
  * the first step failed; 2: the second did (the kernel log read, or the
  * directory made, before it).
  */
-#define MAKE_DIR_THEN_READ_LOG "mktemp -d \"$1\" || exit 1; dmesg || exit 2"
+#define MAKE_DIR_THEN_READ_LOG "mktemp -d \"${TMPDIR:-/tmp}/$1\" || exit 1; dmesg || exit 2"
 #define READ_LOG_THEN_REMOVE_DIR "dmesg || exit 1; rm -rf -- \"$1\" || exit 2"
 #define SECOND_STEP_FAILED 2
 
@@ -973,21 +975,31 @@ static void upload_next(struct run *run, int status, const char *error_text)
 	run_upload(run, local, remote, upload_next);
 }
 
-/* mktemp printed the directory's name: ours only if it has the template's
- * shape (it is removed with rm -rf afterwards). */
+/* mktemp printed the directory's name: ours only if it is an absolute path
+ * of plain characters with no ".." whose last part has the template's shape
+ * (it is removed with rm -rf afterwards, and the board's TMPDIR is the
+ * board's to set). */
 static int take_remote_dir(struct run *run, const char *text, size_t length)
 {
 	static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-	size_t prefix = strlen(REMOTE_WORKLOAD_PREFIX), suffix;
-	const char *script = strrchr(run->spec.workload->script, '/');
+	static const char path_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+					 "/._-+";
+	size_t name_length = strlen(REMOTE_WORKLOAD_NAME), suffix;
+	const char *script = strrchr(run->spec.workload->script, '/'), *name;
 
 	while (length && (text[length - 1] == '\n' || text[length - 1] == '\r'))
 		length--;
-	if (length <= prefix || length >= sizeof(run->remote_dir) ||
-	    strncmp(text, REMOTE_WORKLOAD_PREFIX, prefix) != 0)
+	if (length < 2 || length >= sizeof(run->remote_dir) || text[0] != '/' ||
+	    strspn(text, path_chars) != length || memmem(text, length, "/../", 4))
 		return -EPROTO;
-	suffix = length - prefix;
-	if (suffix < 6 || strspn(text + prefix, alnum) != suffix)
+	name = text + length;
+	while (name[-1] != '/')
+		name--;
+	suffix = (size_t)(text + length - name);
+	if (suffix <= name_length || strncmp(name, REMOTE_WORKLOAD_NAME, name_length) != 0)
+		return -EPROTO;
+	suffix -= name_length;
+	if (suffix < 6 || strspn(name + name_length, alnum) != suffix)
 		return -EPROTO;
 	memcpy(run->remote_dir, text, length);
 	run->remote_dir[length] = '\0';
@@ -1015,8 +1027,8 @@ static void on_workload_dir(struct run *run, const struct transport_exec_result 
 		return;
 	}
 	if (take_remote_dir(run, text, first_line)) {
-		snprintf(why, sizeof(why), "mktemp -d %s printed '%.*s', not a directory name",
-			 REMOTE_WORKLOAD_TEMPLATE, (int)first_line, text);
+		snprintf(why, sizeof(why), "mktemp -d \"${TMPDIR:-/tmp}/%s\" printed '%.*s', not a "
+			 "directory name", REMOTE_WORKLOAD_TEMPLATE, (int)first_line, text);
 		upload_next(run, -EPROTO, why);
 		return;
 	}

@@ -3,7 +3,8 @@
 # lab up; v3.3 and v3.3.1-rc1 of a model kernel history built, uploaded and
 # booted with kexec (uname -r checked); W3 passes on v3.3 and fails on
 # v3.3.1-rc1; an injected hang freezes SSH, open sessions and the console; a
-# power cycle brings the fallback kernel back; lab down leaves no process.
+# power cycle brings the fallback kernel back and empties the board's own
+# TMPDIR; lab down leaves no process.
 # Bad input exits 2 with a message saying where.
 #
 # Prints one "ok N - description" / "not ok N - description" per assertion.
@@ -119,6 +120,15 @@ run_w3 it2 "$work/w3-bad.ktap"
 check "W3 fails on v3.3.1-rc1" contains "$work/w3-bad.ktap" "^not ok"
 check "the failure quotes the auth timeout" contains "$work/w3-bad.ktap" "authentication with .* timed out"
 
+# ---- the board's own /tmp ----------------------------------------------------
+# A run cut off leaves its workload directory behind; on the host's shared
+# /tmp nothing ever removed it. A board's sessions get a TMPDIR of its own,
+# which each boot empties as a tmpfs /tmp is.
+board_tmp=$state/labs/integration/boards/it2/tmp
+board_ssh it2 'mkdir "$TMPDIR/rackbisect-workload.left" && echo "$TMPDIR"' >"$work/tmpdir.out" 2>&1
+check "a board's sessions have a TMPDIR of the board's own" \
+	bash -c "[ \"\$(cat '$work/tmpdir.out')\" = '$board_tmp' ] && test -d '$board_tmp/rackbisect-workload.left'"
+
 # ---- hang --------------------------------------------------------------------
 mkfifo "$work/session-in" "$work/session-out"
 board_ssh it2 'echo started; cat' <"$work/session-in" >"$work/session-out" 2>/dev/null &
@@ -141,6 +151,8 @@ check "the console shows the board booting to its login prompt" capture_console 
 check "the fallback kernel's boot banner is on the console" contains "$work/console-cycle.log" "Linux version .*lab-fallback"
 check "after a power cycle the board runs its fallback kernel" \
 	bash -c "[ \"\$(ssh -F '$ssh_config' it2 uname -r)\" = \"\$(cat '$work/fallback-release')\" ]"
+check "... with an empty TMPDIR: what a session left there before is gone" \
+	bash -c "test -d '$board_tmp' && ! test -e '$board_tmp/rackbisect-workload.left'"
 exec 4>&- 6>&- 7<&-
 wait 2>/dev/null
 

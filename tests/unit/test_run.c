@@ -260,6 +260,33 @@ static char *events_text(struct fixture *f)
 	return text;
 }
 
+/*
+ * The workload's directory is made in the board's TMPDIR, which the board
+ * sets: one whose name is more than plain characters (here a space) is not
+ * taken for the run's directory, so no rm -rf ever gets it. The run is the
+ * lab's fault (INFRA), saying what mktemp printed, and the workload never runs.
+ */
+static void test_a_tmpdir_of_other_characters_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	char *ktap, *events;
+
+	snprintf(local_world.tmpdir, sizeof(local_world.tmpdir), "%s/board tmp", f->dir);
+	assert_int_equal(mkdir(local_world.tmpdir, 0700), 0);
+	write_text(f->workload_dir[0], "lib.sh", "");
+	write_text(f->workload_dir[0], "wt.sh", "printf 'KTAP version 1\\n1..1\\nok 1 ran\\n'\n");
+	run_on_every_board(f, 1);
+	local_world.tmpdir[0] = '\0';
+	assert_int_equal(f->report[0].outcome, VERDICT_INFRA);
+	events = events_text(f);
+	if (!strstr(events, "board tmp/rackbisect-workload.") || !strstr(events, "not a directory name"))
+		fail_msg("the events do not say what mktemp printed:\n%s", events);
+	free(events);
+	ktap = run_file(f, f->report[0].run_id, "output.ktap");
+	assert_null(strstr(ktap, "ok 1 ran"));
+	free(ktap);
+}
+
 /* A workload that prints far more than the transport keeps (one that never
  * stops talking until the job's timeout): the run keeps the first part, its
  * output says where the rest was dropped, and the events say it too. */
@@ -339,6 +366,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_runs_on_boards_sharing_tmp_run_their_own_upload,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_tmpdir_of_other_characters_is_refused, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_workload_stderr_and_exit_status_are_kept,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_endless_output_is_kept_to_the_limit_with_a_note,

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "files.h"
+#include "path.h"
 #include "virtual/board/board_root.h"
 #include "virtual/board/grub_firmware.h"
 #include "virtual/board/cgroup.h"
@@ -427,12 +429,28 @@ static void on_slow_boot_timer(uv_timer_t *timer)
 		start_services(host, host->release);
 }
 
+/* A boot starts with an empty /tmp (BOARD_HOST_TMP_DIR), as a tmpfs one does. */
+static void empty_tmp(struct board_host *host)
+{
+	char tmp[700];
+	int rc;
+
+	snprintf(tmp, sizeof(tmp), "%s/" BOARD_HOST_TMP_DIR, host->dir);
+	if ((rc = files_remove_tree(tmp)) != 0)
+		fprintf(stderr, "board=%s event=warning detail=\"cannot empty %s: %s\"\n",
+			host->board->name, tmp, strerror(-rc));
+	if ((rc = path_make_dirs(tmp)) != 0)
+		fprintf(stderr, "board=%s event=warning detail=\"cannot create %s: %s\"\n",
+			host->board->name, tmp, strerror(-rc));
+}
+
 static int boot(struct board_host *host, const char *kernel, const char *command_line)
 {
 	int rc;
 
 	end_board_processes(host);
 	set_state(host, BOARD_OFF);
+	empty_tmp(host);
 	host->boots++;
 	/* The simulator boots a private copy: a later upload over the same
 	 * /boot file does not change what the running board executes. */

@@ -25,11 +25,17 @@ enum board_power_state {
 	BOARD_HUNG,		/* host frozen (or failed to boot) until power cycle */
 };
 
+/* The board's own temporary directory, in its board directory: its
+ * sessions' $TMPDIR (the sshd_config's SetEnv), emptied at each boot as a
+ * tmpfs /tmp is. The boards share the host's /tmp, which no boot of theirs
+ * empties: a run cut off there left its workload directory for good. */
+#define BOARD_HOST_TMP_DIR "tmp"
+
 struct board_host;
 
 struct board_host_options {
 	const struct lab_board *board;	/* the lab entry; must outlive the host */
-	const char *board_dir;		/* state: keys, sshd_config, root/ */
+	const char *board_dir;		/* state: keys, sshd_config, root/, tmp/ */
 	const char *fallback_kernel;	/* what power-on boots */
 	const char *vlab_binary;	/* for board-exec */
 	const char *tool_binary;	/* rackbisect-board-tool, the boards' tools */

@@ -13,6 +13,7 @@
 #include "files.h"
 #include "path.h"
 #include "subprocess.h"
+#include "virtual/board/board_host.h"
 #include "virtual/modelkernel/variant.h"
 
 /* The release a board shows after a power cycle, distinct from any build. */
@@ -118,8 +119,11 @@ static int write_sshd_config(const struct lab_state *state, const struct lab_boa
 		 "MaxStartups 200:30:400\n"
 		 "MaxSessions 64\n"
 		 "Subsystem sftp internal-sftp\n"
-		 "LogLevel INFO\n",
-		 board->name, board->host, board->port, board_dir, state->authorized_keys);
+		 "LogLevel INFO\n"
+		 /* the board's own /tmp for its sessions' temporary files: the
+		  * boards share the host's /tmp, which no reboot empties */
+		 "SetEnv TMPDIR=%s/" BOARD_HOST_TMP_DIR "\n",
+		 board->name, board->host, board->port, board_dir, state->authorized_keys, board_dir);
 	if (path_format(path, sizeof(path), "%s/sshd_config", board_dir))
 		return -ENAMETOOLONG;
 	return files_write_atomic(path, text);
@@ -188,6 +192,11 @@ static int prepare_board(const struct lab_state *state, const struct lab_board *
 	lab_state_board_dir(state, board->name, dir, sizeof(dir));
 	if ((rc = path_make_dirs(dir)) != 0) {
 		snprintf(error, error_len, "cannot create %s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	snprintf(key, sizeof(key), "%s/" BOARD_HOST_TMP_DIR, dir);
+	if ((rc = path_make_dirs(key)) != 0) {
+		snprintf(error, error_len, "cannot create %s: %s", key, strerror(-rc));
 		return rc;
 	}
 	snprintf(key, sizeof(key), "%s/ssh_host_ed25519_key", dir);

@@ -3,7 +3,7 @@
  * directory (`--state DIR`, default $XDG_STATE_HOME/rackbisect) holds
  * labs/NAME/ with the supervisor's pid, control socket and log, the lab's SSH
  * client key, known_hosts and an ssh_config naming every board, the fallback
- * kernel, and per board its host key, sshd_config and private files.
+ * kernel, and per board its host key, sshd_config, private files and tmp/.
  */
 #ifndef RB_LAB_STATE_H
 #define RB_LAB_STATE_H

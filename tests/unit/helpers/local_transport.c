@@ -251,9 +251,12 @@ static int local_connect(struct transport *base, transport_connect_cb callback, 
  * The environment of a command run for real: PATH starts with a directory
  * whose `dmesg` prints nothing, so that the run's own shell steps that read
  * the kernel log (`sh -c '... dmesg ...'`) see the same empty log as a bare
- * `dmesg`, wherever the test runs. Sets env (its PATH entry in path).
+ * `dmesg`, wherever the test runs; TMPDIR is the boards' /tmp. Sets env (its
+ * PATH entry in path, its TMPDIR entry in tmpdir).
  */
-static void stub_environment(char **env, size_t most, char *path, size_t path_size)
+#define TMPDIR_ENTRY_SIZE (sizeof("TMPDIR=") + sizeof(local_world.tmpdir))
+static void stub_environment(char **env, size_t most, char *path, size_t path_size,
+			     char tmpdir[TMPDIR_ENTRY_SIZE])
 {
 	extern char **environ;
 	char stub_dir[200], stub[220];
@@ -272,8 +275,11 @@ static void stub_environment(char **env, size_t most, char *path, size_t path_si
 	}
 	snprintf(path, path_size, "PATH=%s:%s", stub_dir, old_path ? old_path : "/usr/bin:/bin");
 	env[n++] = path;
+	snprintf(tmpdir, TMPDIR_ENTRY_SIZE, "TMPDIR=%s",
+		 local_world.tmpdir[0] ? local_world.tmpdir : local_world.shared_tmp);
+	env[n++] = tmpdir;
 	for (char **e = environ; *e && n + 1 < most; e++)
-		if (strncmp(*e, "PATH=", 5) != 0)
+		if (strncmp(*e, "PATH=", 5) != 0 && strncmp(*e, "TMPDIR=", 7) != 0)
 			env[n++] = *e;
 	env[n] = NULL;
 }
@@ -281,7 +287,7 @@ static void stub_environment(char **env, size_t most, char *path, size_t path_si
 static int local_exec(struct transport *base, const char *const *argv, uint64_t timeout_ms,
 		      transport_exec_cb callback, void *data)
 {
-	char *env[256], path[4096];
+	char *env[256], path[4096], tmpdir[TMPDIR_ENTRY_SIZE];
 	struct local_request *request;
 	char mapped[32][256];
 	char *args[33];
@@ -327,7 +333,7 @@ static int local_exec(struct transport *base, const char *const *argv, uint64_t 
 	stdio[1].data.fd = out_fd;
 	stdio[2].flags = UV_INHERIT_FD;
 	stdio[2].data.fd = err_fd;
-	stub_environment(env, sizeof(env) / sizeof(env[0]), path, sizeof(path));
+	stub_environment(env, sizeof(env) / sizeof(env[0]), path, sizeof(path), tmpdir);
 	options.file = args[0];
 	options.args = args;
 	options.env = env;

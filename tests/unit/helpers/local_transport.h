@@ -26,6 +26,9 @@
 /* What every local transport shares: set the directories before use. */
 struct local_world {
 	char shared_tmp[128];		/* what the boards see as /tmp */
+	/* the boards' TMPDIR ("" or unset: shared_tmp, where run.c's mktemp
+	 * then makes its directories) */
+	char tmpdir[128];
 	char output_dir[128];		/* where an exec's stdout and stderr go */
 	unsigned int exec_count;
 	unsigned int connect_count;	/* connections opened, the run's and the watchdog's */
