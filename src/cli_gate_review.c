@@ -22,6 +22,16 @@
 /* bisect_regressions: nothing runs, the answer is known */
 #define NOTHING_TO_BISECT (-1)
 
+/* A culprit and the confirmed regressions it answers. */
+struct review_culprit {
+	char commit[41];
+	double probability;
+	unsigned int runs;
+	int64_t bisection_id;
+	bool reused;			/* bisected before this gate */
+	char regressions[256];		/* "W3 (auth-timeout), W2 (auth-timeout)" */
+};
+
 struct gate_review {
 	struct lab_session *session;
 	gate_review_done_cb done;
@@ -37,24 +47,25 @@ struct gate_review {
 	json_t *spec;
 	int64_t gate_id;
 	struct gate *gate;
-	/* the bisection of a regression */
+	/* the bisection of a regression running now (one at a time: they
+	 * share the boards), and those this gate ran before it */
 	struct commit_graph graph;
 	json_t *bisect_spec;
 	int64_t bisection_id;
 	struct lab_bisect *lab_bisect;
-	/* what the bisection (live or stored) said */
-	char culprit[41];
-	double culprit_probability;
-	unsigned int culprit_runs;
+	struct lab_bisect **finished;
+	size_t finished_count;
+	bool bisect_running;
+	/* what the bisections (this gate's, or stored ones that answer its
+	 * regressions) said: one entry per culprit */
+	struct review_culprit *culprits;
+	size_t culprit_count;
 	char bisect_note[600];
-	bool reused;
 	/* `gate resume`: the stored gate went on with */
 	bool resumed, answer_stored;	/* answer_stored: its verdict was stored before the stop */
 	int64_t stored_bisection_id;	/* the bisection it had started; 0: none */
 	/* what the reply says of the queue */
 	struct stable_queue queue;
-	struct mainline_status mainline_status;
-	bool have_mainline_status;
 };
 
 static void on_progress(const char *line, void *data)
@@ -161,23 +172,19 @@ static bool same_text(const json_t *object, const char *key, const char *text)
 	return value && text && strcmp(value, text) == 0;
 }
 
-/* Takes a bisection's answer (JSON, as lab_bisect_answer_json gives it). */
-static void take_answer(struct gate_review *review, const json_t *answer)
+/* A bisection's answer (JSON, as lab_bisect_answer_json gives it) that
+ * names no culprit says why in the reply, for the regression it tracked. */
+static void note_no_culprit(struct gate_review *review, const json_t *answer,
+			    const struct gate_regression *regression)
 {
-	const char *culprit = json_string_value(json_object_get(answer, "culprit"));
+	const char *reason = json_string_value(json_object_get(answer, "reason"));
+	size_t used = strlen(review->bisect_note);
 
-	if (same_text(answer, "state", bisect_state_name(BISECT_FOUND)) && culprit) {
-		snprintf(review->culprit, sizeof(review->culprit), "%s", culprit);
-		review->culprit_probability = json_number_value(json_object_get(answer, "probability"));
-		review->culprit_runs = (unsigned int)json_integer_value(json_object_get(answer, "runs"));
-	} else {
-		const char *reason = json_string_value(json_object_get(answer, "reason"));
-
-		snprintf(review->bisect_note, sizeof(review->bisect_note), "the bisection ended %s "
-			 "without a culprit%s%s (see `rackbisect bisect log`)",
-			 json_string_value(json_object_get(answer, "state")) ?: "?",
-			 reason && reason[0] ? ": " : "", reason ? reason : "");
-	}
+	snprintf(review->bisect_note + used, sizeof(review->bisect_note) - used,
+		 "%s%s (%s): the bisection ended %s without a culprit%s%s (see `rackbisect bisect log`)",
+		 used ? "; " : "", regression->workload, regression->symptom,
+		 json_string_value(json_object_get(answer, "state")) ?: "?",
+		 reason && reason[0] ? ": " : "", reason ? reason : "");
 }
 
 /* `git merge-base --is-ancestor`: ancestor is descendant or one of its ancestors. */
@@ -199,25 +206,31 @@ static bool only_good_is(const json_t *spec, const char *id)
 
 /*
  * A stored bisection answers this regression when it found a culprit from
- * the same good end, tracking a symptom this regression shows (its most
- * frequent one can differ from night to night when two symptoms come
- * together, as auth-timeout and txdma-stop-fail do), and its bad end is this
- * candidate or its culprit is in this candidate too (a later night of the
- * same branch, an -rc2 of the same queue): the same symptom and culprit, the
- * same regression, in whichever workload shows it (W2 and W3 both show
- * 3.3.1's auth timeouts); a hang only in the same workload.
+ * the same good end, and its bad end is this candidate or its culprit is in
+ * this candidate too (a later night of the same branch, an -rc2 of the same
+ * queue), tracking this regression's symptom in whichever workload shows it
+ * (W2 and W3 both show 3.3.1's auth timeouts), or, in the same workload,
+ * another symptom it shows (the most frequent can differ from night to night
+ * when two come together, as auth-timeout and txdma-stop-fail do); a hang
+ * only in the same workload.
  */
 static bool answers_regression(struct gate_review *review, const struct store_bisection *stored,
 			       const json_t *spec, const json_t *answer,
-			       const struct gate_regression *regression)
+			       const struct gate_regression *regression, bool exact_only)
 {
 	const char *culprit = json_string_value(json_object_get(answer, "culprit"));
 	const char *symptom = json_string_value(json_object_get(spec, "symptom"));
 
 	if (stored->state != STORE_BISECTION_DONE || !spec || !answer || !culprit || !symptom ||
 	    !same_text(answer, "state", bisect_state_name(BISECT_FOUND)) ||
-	    !only_good_is(spec, review->baseline_id) ||
-	    !(strcmp(symptom, regression->symptom) == 0 || listed(regression->symptoms, symptom)))
+	    !only_good_is(spec, review->baseline_id))
+		return false;
+	/* Another symptom this regression shows counts in its own workload
+	 * only: a W2 that loses pings to one patch and now and then times out
+	 * a reconnect to another is not answered by W3's auth-timeout culprit. */
+	if (strcmp(symptom, regression->symptom) != 0 &&
+	    (exact_only || !listed(regression->symptoms, symptom) ||
+	     !same_text(spec, "workload", regression->workload)))
 		return false;
 	/* a hang says nothing of its cause: only the same workload's is the same */
 	if (strcmp(symptom, "hang") == 0 && !same_text(spec, "workload", regression->workload))
@@ -226,11 +239,17 @@ static bool answers_regression(struct gate_review *review, const struct store_bi
 	       is_ancestor(review->tree, culprit, review->candidate_id);
 }
 
-/* The newest stored bisection that answers regression: its id, with its
- * answer (a new reference) and the symptom it tracked (and the workload, when
- * another); 0 when none does. */
+/* Of this gate's own bisections (its spec's "gate"), or stored ones before it. */
+static bool of_this_gate(const struct gate_review *review, const json_t *spec)
+{
+	return json_integer_value(json_object_get(spec, "gate")) == review->gate_id;
+}
+
+/* The newest stored bisection that answers regression (tracking its own
+ * symptom, or with exact_only false another it shows): its id, with its
+ * answer (a new reference) and whether this gate ran it; 0 when none does. */
 static int64_t answering_bisection(struct gate_review *review, const struct gate_regression *regression,
-				   json_t **answer_out, char *symptom, size_t symptom_len)
+				   bool exact_only, json_t **answer_out, bool *this_gate)
 {
 	struct store_bisection stored = { 0 };
 	int64_t id, found = 0;
@@ -246,17 +265,40 @@ static int64_t answering_bisection(struct gate_review *review, const struct gate
 			continue;
 		spec = json_loads(stored.spec, 0, NULL);
 		answer = stored.answer ? json_loads(stored.answer, 0, NULL) : NULL;
-		if (answers_regression(review, &stored, spec, answer, regression)) {
-			bool elsewhere = !same_text(spec, "workload", regression->workload);
-
+		if (answers_regression(review, &stored, spec, answer, regression, exact_only)) {
 			found = id;
 			*answer_out = json_incref(answer);
-			snprintf(symptom, symptom_len, "%s%s%s", json_string_value(json_object_get(spec, "symptom")),
-				 elsewhere ? ", tracked in " : "",
-				 elsewhere ? json_string_value(json_object_get(spec, "workload")) ?: "?" : "");
+			*this_gate = of_this_gate(review, spec);
 		}
 		json_decref(spec);
 		json_decref(answer);
+	}
+	store_bisection_release(&stored);
+	return found;
+}
+
+/* This gate's finished bisection of regression (same workload and symptom),
+ * whatever it found: its answer (a new reference), or NULL when it ran none. */
+static json_t *tried_in_this_gate(struct gate_review *review, const struct gate_regression *regression)
+{
+	struct store_bisection stored = { 0 };
+	json_t *found = NULL;
+	int64_t id;
+
+	if (store_bisection_latest(review->session->store, &stored) != 0)
+		return NULL;
+	for (id = stored.id; id > 0 && !found; id--) {
+		json_t *spec;
+
+		store_bisection_release(&stored);
+		if (store_bisection_get(review->session->store, id, &stored) != 0)
+			continue;
+		spec = json_loads(stored.spec, 0, NULL);
+		if (stored.state == STORE_BISECTION_DONE && of_this_gate(review, spec) &&
+		    same_text(spec, "workload", regression->workload) &&
+		    same_text(spec, "symptom", regression->symptom))
+			found = json_loads(stored.answer ? stored.answer : "{}", 0, NULL);
+		json_decref(spec);
 	}
 	store_bisection_release(&stored);
 	return found;
@@ -267,6 +309,8 @@ static int load_queue_graph(struct gate_review *review)
 	const char *goods[] = { review->baseline_id };
 	char error[1024];
 
+	if (review->graph.count)
+		return 0;	/* loaded for an earlier bisection of this gate */
 	if (commit_graph_load(review->tree, review->candidate_id, goods, 1, &review->graph,
 			      error, sizeof(error)) != 0) {
 		cli_error("%s", error);
@@ -280,7 +324,21 @@ static int load_queue_graph(struct gate_review *review)
  * whatever it ran before the stop. */
 static int run_bisection(struct gate_review *review)
 {
-	int rc = lab_bisect_start(&(struct lab_bisect_options){
+	int rc;
+
+	if (review->lab_bisect) {	/* an earlier one's, ended: kept to the end */
+		struct lab_bisect **grown = realloc(review->finished,
+						    (review->finished_count + 1) * sizeof(*grown));
+
+		if (!grown) {
+			cli_error("out of memory");
+			return CLI_EXIT_INFRA;
+		}
+		review->finished = grown;
+		review->finished[review->finished_count++] = review->lab_bisect;
+		review->lab_bisect = NULL;
+	}
+	rc = lab_bisect_start(&(struct lab_bisect_options){
 		.session = review->session, .tree = review->tree, .graph = &review->graph,
 		.spec = review->bisect_spec, .bisection_id = review->bisection_id, .resume = true,
 		.progress = on_progress, .progress_data = review->bisect_prefix }, on_bisect_done, review,
@@ -290,6 +348,7 @@ static int run_bisection(struct gate_review *review)
 		cli_error("cannot start the bisection: %s", strerror(-rc));
 		return CLI_EXIT_INFRA;
 	}
+	review->bisect_running = true;
 	return 0;
 }
 
@@ -300,13 +359,15 @@ static int start_bisection(struct gate_review *review, const struct gate_regress
 
 	if ((rc = load_queue_graph(review)))
 		return rc;
-	review->bisect_spec = json_pack("{s:s,s:s,s:s,s:s,s:[s],s:[s],s:s,s:s,s:o,s:b,s:s,s:O,s:i}",
+	json_decref(review->bisect_spec);
+	review->bisect_spec = json_pack("{s:s,s:s,s:s,s:s,s:[s],s:[s],s:s,s:s,s:o,s:b,s:s,s:O,s:i,s:I}",
 		"job", review->session->job->path, "tree", review->tree,
 		"bad", review->candidate_id, "bad_ref", review->candidate,
 		"goods", review->baseline_id, "good_refs", review->baseline,
 		"symptom", regression->symptom, "workload", regression->workload,
 		"boards", board_array(regression->boards), "revert_check", false, "step", "bisect",
-		"confidence", json_object_get(review->spec, "confidence"), "max_runs", 0);
+		"confidence", json_object_get(review->spec, "confidence"), "max_runs", 0,
+		"gate", (json_int_t)review->gate_id);
 	text = review->bisect_spec ? json_dumps(review->bisect_spec, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	rc = text ? store_bisection_create(review->session->store, review->session->job->name, text,
 					   &review->bisection_id) : -ENOMEM;
@@ -337,28 +398,24 @@ static const struct gate_regression *regression_of_workload(const struct gate_an
 }
 
 /* `gate resume`: the bisection the gate had started goes on from its stored
- * runs (or, done before the stop, its answer is taken). 0: it runs;
- * NOTHING_TO_BISECT: answered; else a CLI exit code. */
+ * runs. 0: it runs; NOTHING_TO_BISECT: it had ended before the stop (the
+ * regressions left are then looked at again); else a CLI exit code. */
 static int resume_bisection(struct gate_review *review)
 {
 	struct store *store = review->session->store;
 	struct store_bisection stored = { 0 };
 	const struct gate_regression *regression;
-	json_t *answer;
 	int rc;
 
-	if (store_bisection_get(store, review->stored_bisection_id, &stored) != 0 ||
+	review->stored_bisection_id = 0;	/* once: later bisections start afresh */
+	if (store_bisection_get(store, review->bisection_id, &stored) != 0 ||
 	    !(review->bisect_spec = json_loads(stored.spec, 0, NULL))) {
 		cli_error("gate %" PRId64 ": cannot read back its bisection %" PRId64 ": %s",
-			  review->gate_id, review->stored_bisection_id, store_error_message(store));
+			  review->gate_id, review->bisection_id, store_error_message(store));
 		store_bisection_release(&stored);
 		return CLI_EXIT_INFRA;
 	}
-	review->bisection_id = stored.id;
 	if (stored.state == STORE_BISECTION_DONE) {
-		answer = json_loads(stored.answer ? stored.answer : "{}", 0, NULL);
-		take_answer(review, answer);
-		json_decref(answer);
 		store_bisection_release(&stored);
 		return NOTHING_TO_BISECT;
 	}
@@ -378,75 +435,99 @@ static int resume_bisection(struct gate_review *review)
 	return run_bisection(review);
 }
 
-/* New regressions beside the one bisected now are not lost: the gate says
- * so, and the next gate (the next night) bisects them, this one known then. */
-static void say_left_for_later(struct gate_review *review, const struct gate_answer *answer,
-			       const bool *answered, const struct gate_regression *bisected)
+/* Adds answer's culprit, for regression, to the reply's list (one entry per
+ * culprit, naming every regression it answers). */
+static void add_culprit(struct gate_review *review, const struct gate_regression *regression,
+			int64_t bisection_id, const json_t *answer, bool reused)
 {
-	size_t i;
+	const char *commit = json_string_value(json_object_get(answer, "culprit"));
+	struct review_culprit *culprit = NULL, *grown;
+	size_t i, used;
 
-	for (i = 0; i < answer->regression_count; i++) {
-		const struct gate_regression *regression = &answer->regressions[i];
-
-		if (regression->confirmed && !answered[i] && regression != bisected &&
-		    strcmp(regression->symptom, bisected->symptom) != 0)
-			printf("%s%s (%s) is a new regression too: not bisected in this gate (one bisection "
-			       "per gate); the next gate bisects it once %s (%s) is known\n", review->prefix,
-			       regression->workload, regression->symptom, bisected->workload, bisected->symptom);
+	for (i = 0; commit && i < review->culprit_count && !culprit; i++)
+		if (strcmp(review->culprits[i].commit, commit) == 0)
+			culprit = &review->culprits[i];
+	if (!commit)
+		return;
+	if (!culprit) {
+		grown = realloc(review->culprits, (review->culprit_count + 1) * sizeof(*grown));
+		if (!grown)
+			return;
+		review->culprits = grown;
+		culprit = &review->culprits[review->culprit_count++];
+		*culprit = (struct review_culprit){
+			.probability = json_number_value(json_object_get(answer, "probability")),
+			.runs = (unsigned int)json_integer_value(json_object_get(answer, "runs")),
+			.bisection_id = bisection_id, .reused = reused };
+		snprintf(culprit->commit, sizeof(culprit->commit), "%s", commit);
 	}
+	used = strlen(culprit->regressions);
+	snprintf(culprit->regressions + used, sizeof(culprit->regressions) - used, "%s%s (%s)",
+		 used ? ", " : "", regression->workload, regression->symptom);
 }
 
-/* Each confirmed regression bisected before (the same symptom, its culprit
- * in this candidate) is answered by that bisection, and said so; a new one
- * is bisected, the one a bisection tracks fastest if there are several (the
- * others are the next gate's: by then this one is known). With none new,
- * the gate's answer is the known one a bisection would track fastest.
- * 0: a bisection runs; NOTHING_TO_BISECT: the answer is known (reused or
- * none needed); else a CLI exit code. */
+/*
+ * Each confirmed regression is answered by a stored bisection (the same
+ * symptom, its culprit in this candidate: bisected before, or by this gate
+ * a moment ago), or by this gate's own bisection of it that found nothing,
+ * or it is bisected now: of those left, the one a bisection tracks fastest.
+ * When that bisection ends, this runs again, until none is left: two
+ * regressions with different symptoms get a bisection each. On the way out
+ * the reply's culprits are collected. 0: a bisection runs;
+ * NOTHING_TO_BISECT: every answer is known; else a CLI exit code.
+ */
 static int bisect_regressions(struct gate_review *review)
 {
 	const struct gate_answer *answer = gate_answer(review->gate);
 	size_t count = answer->regression_count, i;
-	bool *answered;
-	int64_t *ids;
-	json_t **answers;
+	bool *settled = calloc(count + 1, sizeof(*settled));
 	const struct gate_regression *regression;
 	int rc = NOTHING_TO_BISECT;
 
-	if (review->stored_bisection_id)
-		return resume_bisection(review);
-	answered = calloc(count + 1, sizeof(*answered));
-	ids = calloc(count + 1, sizeof(*ids));
-	answers = calloc(count + 1, sizeof(*answers));
-	if (!answered || !ids || !answers) {
-		cli_error("out of memory");
-		rc = CLI_EXIT_INFRA;
+	if (review->stored_bisection_id) {
+		review->bisection_id = review->stored_bisection_id;
+		if ((rc = resume_bisection(review)) != NOTHING_TO_BISECT) {
+			free(settled);
+			return rc;
+		}
 	}
-	for (i = 0; rc == NOTHING_TO_BISECT && i < count; i++) {
-		char symptom[128] = "";
+	if (!settled) {
+		cli_error("out of memory");
+		return CLI_EXIT_INFRA;
+	}
+	free(review->culprits);
+	review->culprits = NULL;
+	review->culprit_count = 0;
+	review->bisect_note[0] = '\0';
+	for (i = 0; i < count; i++) {
+		json_t *found;
+		bool this_gate = false;
+		int64_t id;
 
 		regression = &answer->regressions[i];
-		if (!regression->confirmed ||
-		    !(ids[i] = answering_bisection(review, regression, &answers[i], symptom, sizeof(symptom))))
+		if (!regression->confirmed)
 			continue;
-		answered[i] = true;
-		printf("%s%s (%s) was bisected before: bisection %" PRId64 " named %.12s, which this candidate "
-		       "holds; not bisected again\n", review->prefix, regression->workload, symptom, ids[i],
-		       json_string_value(json_object_get(answers[i], "culprit")) ?: "?");
+		if ((id = answering_bisection(review, regression, true, &found, &this_gate)) ||
+		    (id = answering_bisection(review, regression, false, &found, &this_gate))) {
+			settled[i] = true;
+			if (!this_gate)
+				printf("%s%s (%s) was bisected before: bisection %" PRId64 " named %.12s, which this "
+				       "candidate holds; not bisected again\n", review->prefix, regression->workload,
+				       regression->symptom, id,
+				       json_string_value(json_object_get(found, "culprit")) ?: "?");
+			add_culprit(review, regression, id, found, !this_gate);
+		} else if ((found = tried_in_this_gate(review, regression))) {
+			settled[i] = true;
+			note_no_culprit(review, found, regression);
+		}
+		json_decref(found);
 	}
-	if (rc == NOTHING_TO_BISECT && (regression = gate_regression_to_bisect(answer, answered))) {
-		say_left_for_later(review, answer, answered, regression);
+	if ((regression = gate_regression_to_bisect(answer, settled)))
 		rc = start_bisection(review, regression);
-	} else if (rc == NOTHING_TO_BISECT && (regression = gate_regression_to_bisect(answer, NULL))) {
-		i = (size_t)(regression - answer->regressions);
-		take_answer(review, answers[i]);
-		review->bisection_id = ids[i];
-		review->reused = true;
-		store_gate_set_bisection(review->session->store, review->gate_id, review->bisection_id);
-	}
-	for (i = 0; answers && i < count; i++)
-		json_decref(answers[i]);
-	free(answered), free(ids), free(answers);
+	else if (review->culprit_count && !review->bisection_id)
+		store_gate_set_bisection(review->session->store, review->gate_id,
+					 review->culprits[0].bisection_id);
+	free(settled);
 	return rc;
 }
 
@@ -506,34 +587,47 @@ static char **excerpts_of(struct gate_review *review, const struct gate_answer *
 	return excerpts;
 }
 
-static void culprit_of(struct gate_review *review, struct report_stable_culprit *culprit,
-		       char *advice, size_t advice_size, const char **note)
+/* What the reply says of one culprit: the queued patch, mainline's state of
+ * its upstream commit and what the stable rules allow. */
+struct culprit_reply {
+	struct report_stable_culprit culprit;
+	struct mainline_status mainline;
+	bool have_mainline;
+	char advice[2048];
+};
+
+/* Fills replies[] for review->culprits (those that are queued patches; one
+ * that is not is said in the note); returns how many. */
+static size_t culprits_of(struct gate_review *review, struct culprit_reply *replies)
 {
-	const struct stable_patch *patch;
+	size_t i, count = 0, used;
 	char error[512];
 
-	*note = review->bisect ? "not bisected (no confirmed regression)" : "not bisected (give --bisect)";
-	if (review->bisect_note[0])
-		*note = review->bisect_note;
-	if (!review->culprit[0])
-		return;
-	patch = stable_queue_find(&review->queue, review->culprit);
-	if (!patch) {
-		snprintf(review->bisect_note, sizeof(review->bisect_note), "%.12s, which is not a "
-			 "queued patch (a merge?)", review->culprit);
-		*note = review->bisect_note;
-		return;
+	for (i = 0; i < review->culprit_count; i++) {
+		const struct review_culprit *found = &review->culprits[i];
+		const struct stable_patch *patch = stable_queue_find(&review->queue, found->commit);
+		struct culprit_reply *reply = &replies[count];
+
+		if (!patch) {
+			used = strlen(review->bisect_note);
+			snprintf(review->bisect_note + used, sizeof(review->bisect_note) - used,
+				 "%s%s: %.12s, which is not a queued patch (a merge?)", used ? "; " : "",
+				 found->regressions, found->commit);
+			continue;
+		}
+		reply->have_mainline = review->mainline && patch->upstream[0] &&
+			stable_mainline_status(review->tree, review->mainline, patch->upstream,
+					       &reply->mainline, error, sizeof(error)) == 0;
+		stable_advice(patch, reply->have_mainline ? &reply->mainline : NULL, review->mainline,
+			      review->released, reply->advice, sizeof(reply->advice));
+		reply->culprit = (struct report_stable_culprit){
+			.patch = patch, .probability = found->probability, .runs = found->runs,
+			.mainline = reply->have_mainline ? &reply->mainline : NULL,
+			.advice = reply->advice, .bisection = found->bisection_id, .reused = found->reused,
+			.regressions = found->regressions };
+		count++;
 	}
-	if (review->mainline && patch->upstream[0] &&
-	    stable_mainline_status(review->tree, review->mainline, patch->upstream,
-				   &review->mainline_status, error, sizeof(error)) == 0)
-		review->have_mainline_status = true;
-	stable_advice(patch, review->have_mainline_status ? &review->mainline_status : NULL,
-		      review->mainline, review->released, advice, advice_size);
-	*culprit = (struct report_stable_culprit){
-		.patch = patch, .probability = review->culprit_probability, .runs = review->culprit_runs,
-		.mainline = review->have_mainline_status ? &review->mainline_status : NULL,
-		.advice = advice, .bisection = review->bisection_id, .reused = review->reused };
+	return count;
 }
 
 static int write_reply_file(struct gate_review *review, const char *text, char *path, size_t size)
@@ -557,9 +651,10 @@ static int write_reply_file(struct gate_review *review, const char *text, char *
 static int reply(struct gate_review *review)
 {
 	const struct gate_answer *answer = gate_answer(review->gate);
-	struct report_stable_culprit culprit;
+	struct culprit_reply *replies = calloc(review->culprit_count + 1, sizeof(*replies));
+	struct report_stable_culprit *culprits = calloc(review->culprit_count + 1, sizeof(*culprits));
 	struct report_stable report;
-	char advice[2048], error[512], path[PATH_MAX], **excerpts = excerpts_of(review, answer);
+	char error[512], path[PATH_MAX], **excerpts = excerpts_of(review, answer);
 	char *describe = git_output(review->tree, (const char *[]){
 		"describe", "--tags", "--always", review->candidate_id, NULL });
 	char *tester = tested_by(review), *text = NULL;
@@ -579,10 +674,16 @@ static int reply(struct gate_review *review)
 		.excerpts = (const char *const *)excerpts, .queue = have_queue ? &review->queue : NULL,
 		.astray = astray, .astray_count = astray_count,
 		.tested_by = tester ? tester : "rackbisect" };
-	memset(&culprit, 0, sizeof(culprit));
-	if (answer->verdict == GATE_REGRESSION && have_queue) {
-		culprit_of(review, &culprit, advice, sizeof(advice), &report.bisect_note);
-		report.culprit = culprit.patch ? &culprit : NULL;
+	if (answer->verdict == GATE_REGRESSION && have_queue && replies && culprits) {
+		report.culprit_count = culprits_of(review, replies);
+		for (i = 0; i < report.culprit_count; i++)
+			culprits[i] = replies[i].culprit;
+		report.culprits = culprits;
+		if (review->bisect_note[0])
+			report.bisect_note = review->bisect_note;
+		else if (!report.culprit_count)
+			report.bisect_note = review->bisect ? "not bisected (no confirmed regression)"
+							    : "not bisected (give --bisect)";
 	}
 	out = open_memstream(&text, &length);
 	if (out) {
@@ -596,6 +697,11 @@ static int reply(struct gate_review *review)
 		cli_error("cannot write the reply: %s", strerror(errno));
 	for (i = 0; excerpts && i < answer->regression_count; i++)
 		free(excerpts[i]);
+	for (i = 0; replies && i < review->culprit_count; i++)
+		if (replies[i].have_mainline)
+			stable_mainline_status_free(&replies[i].mainline);
+	free(replies);
+	free(culprits);
 	free(excerpts);
 	free(astray);
 	free(describe);
@@ -627,14 +733,21 @@ static void finish(struct gate_review *review, int exit_code)
 	review->done(review, review->data);
 }
 
+/* A bisection ended (its answer is stored): the next regression left, or the reply. */
 static void on_bisect_done(struct lab_bisect *bisect, void *data)
 {
 	struct gate_review *review = data;
-	json_t *answer = lab_bisect_answer_json(bisect);
+	int rc;
 
-	take_answer(review, answer);
-	json_decref(answer);
-	finish(review, exit_code_of(gate_answer(review->gate)));
+	(void)bisect;
+	review->bisect_running = false;
+	rc = bisect_regressions(review);
+	if (rc == NOTHING_TO_BISECT)
+		finish(review, exit_code_of(gate_answer(review->gate)));
+	else if (rc != 0) {
+		review->exit_code = rc;
+		review->done(review, review->data);
+	}
 }
 
 static void on_gate_done(struct gate *gate, void *data)
@@ -773,9 +886,23 @@ json_t *gate_review_json(const struct gate_review *review)
 	json = gate_answer_json(review->gate);
 
 	json_object_set_new(json, "gate", json_integer(review->gate_id));
-	if (review->lab_bisect) {
+	if (review->lab_bisect) {	/* the last bisection this gate ran */
 		json_object_set_new(json, "bisection", json_integer(review->bisection_id));
 		json_object_set_new(json, "bisect", lab_bisect_answer_json(review->lab_bisect));
+	}
+	if (review->culprit_count) {
+		json_t *culprits = json_array();
+		size_t i;
+
+		for (i = 0; i < review->culprit_count; i++) {
+			const struct review_culprit *culprit = &review->culprits[i];
+
+			json_array_append_new(culprits, json_pack("{s:s,s:f,s:i,s:I,s:b,s:s}",
+				"commit", culprit->commit, "probability", culprit->probability,
+				"runs", (int)culprit->runs, "bisection", (json_int_t)culprit->bisection_id,
+				"bisected_before", culprit->reused, "regressions", culprit->regressions));
+		}
+		json_object_set_new(json, "culprits", culprits);
 	}
 	return json;
 }
@@ -787,7 +914,7 @@ void gate_review_mark_aborted(struct gate_review *review)
 	if (!review || !review->gate_id)
 		return;
 	store_gate_finish(review->session->store, review->gate_id, STORE_GATE_ABORTED, NULL, answer);
-	if (review->bisection_id && !review->reused)
+	if (review->bisect_running && review->bisection_id)
 		store_bisection_finish(review->session->store, review->bisection_id,
 				       STORE_BISECTION_ABORTED, answer);
 }
@@ -798,10 +925,12 @@ void gate_review_free(struct gate_review *review)
 		return;
 	gate_free(review->gate);
 	lab_bisect_free(review->lab_bisect);
+	while (review->finished_count)
+		lab_bisect_free(review->finished[--review->finished_count]);
+	free(review->finished);
+	free(review->culprits);
 	commit_graph_free(&review->graph);
 	stable_queue_free(&review->queue);
-	if (review->have_mainline_status)
-		stable_mainline_status_free(&review->mainline_status);
 	json_decref(review->spec);
 	json_decref(review->bisect_spec);
 	free(review->baseline_id);

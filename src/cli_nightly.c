@@ -51,9 +51,10 @@ struct night {
 	int exit_code;			/* the gate's */
 	char verdict[32];
 	char regressions[300];		/* "W2 (auth-timeout), W3 (auth-timeout)" */
-	char culprit[41];
-	int64_t gate_id, bisection_id;
-	bool bisected_tonight, first_night;
+	/* "culprit ID, bisected tonight (bisection N)" for each, "; " between */
+	char culprits[600];
+	int64_t gate_id;
+	bool first_night;
 	char trouble[300];		/* why it did not run */
 };
 
@@ -154,14 +155,27 @@ static int plan(struct nightly_command *command, struct night *night)
 	return 0;
 }
 
-/* What the stored gate and its bisection said. */
+/* Adds a culprit to the night's line: bisected tonight, or known before. */
+static void add_culprit(struct night *night, const char *commit, int64_t bisection_id)
+{
+	size_t used = strlen(night->culprits);
+
+	if (!commit || !commit[0])
+		return;
+	snprintf(night->culprits + used, sizeof(night->culprits) - used,
+		 "%sculprit %.12s, %s (bisection %" PRId64 ")", used ? "; " : "", commit,
+		 bisection_id > night->bisection_before ? "bisected tonight" : "known: not bisected again",
+		 bisection_id);
+}
+
+/* What the stored gate and its bisections said. */
 static void read_outcome(struct nightly_command *command, struct night *night)
 {
 	struct store *store = command->session.store;
 	struct store_gate stored = { 0 };
 	struct store_bisection bisection = { 0 };
 	int64_t gate_id = gate_review_gate_id(night->review);
-	json_t *answer, *regression;
+	json_t *answer, *regression, *culprit;
 	size_t index;
 
 	if (!gate_id || store_gate_get(store, gate_id, &stored) != 0) {
@@ -180,12 +194,17 @@ static void read_outcome(struct nightly_command *command, struct night *night)
 			 json_string_value(json_object_get(regression, "symptom")) ?: "?");
 	}
 	json_decref(answer);
-	night->bisection_id = stored.bisection_id;
-	night->bisected_tonight = stored.bisection_id > night->bisection_before;
-	if (stored.bisection_id && store_bisection_get(store, stored.bisection_id, &bisection) == 0 &&
+	/* each culprit the gate's reply named; a gate that stopped before it:
+	 * the bisection it stored */
+	answer = gate_review_json(night->review);
+	json_array_foreach(json_object_get(answer, "culprits"), index, culprit)
+		add_culprit(night, json_string_value(json_object_get(culprit, "commit")),
+			    json_integer_value(json_object_get(culprit, "bisection")));
+	json_decref(answer);
+	if (!night->culprits[0] && stored.bisection_id &&
+	    store_bisection_get(store, stored.bisection_id, &bisection) == 0 &&
 	    bisection.answer && (answer = json_loads(bisection.answer, 0, NULL))) {
-		snprintf(night->culprit, sizeof(night->culprit), "%s",
-			 json_string_value(json_object_get(answer, "culprit")) ?: "");
+		add_culprit(night, json_string_value(json_object_get(answer, "culprit")), stored.bisection_id);
 		json_decref(answer);
 	}
 	store_bisection_release(&bisection);
@@ -273,10 +292,8 @@ static void print_night(const struct night *night)
 		printf("  first night");
 	if (night->regressions[0])
 		printf("  %s", night->regressions);
-	if (night->culprit[0])
-		printf("  culprit %.12s, %s (bisection %" PRId64 ")", night->culprit,
-		       night->bisected_tonight ? "bisected tonight" : "known: not bisected again",
-		       night->bisection_id);
+	if (night->culprits[0])
+		printf("  %s", night->culprits);
 	printf("  (gate %" PRId64 ")\n", night->gate_id);
 }
 

@@ -96,20 +96,20 @@ static void write_regressions(FILE *out, const struct report_stable *report)
 	}
 }
 
-static void write_culprit(FILE *out, const struct report_stable *report)
+static void write_culprit(FILE *out, const struct report_stable *report,
+			  const struct report_stable_culprit *culprit, size_t index)
 {
-	const struct report_stable_culprit *culprit = report->culprit;
-	const struct stable_patch *patch;
+	const struct stable_patch *patch = culprit->patch;
 
-	if (!culprit) {
-		if (report->bisect_note)
-			fprintf(out, "\nCulprit: %s\n", report->bisect_note);
-		return;
-	}
-	patch = culprit->patch;
-	fprintf(out, "\nCulprit in the queue (bisection %lld%s, probability %.4f, %u runs):\n",
-		(long long)culprit->bisection, culprit->reused ? ", bisected before" : "",
-		culprit->probability, culprit->runs);
+	if (report->culprit_count == 1)
+		fprintf(out, "\nCulprit in the queue (bisection %lld%s, probability %.4f, %u runs):\n",
+			(long long)culprit->bisection, culprit->reused ? ", bisected before" : "",
+			culprit->probability, culprit->runs);
+	else
+		fprintf(out, "\nCulprit %zu of %zu in the queue, behind %s (bisection %lld%s, probability "
+			"%.4f, %u runs):\n", index + 1, report->culprit_count,
+			culprit->regressions ? culprit->regressions : "?", (long long)culprit->bisection,
+			culprit->reused ? ", bisected before" : "", culprit->probability, culprit->runs);
 	fprintf(out, "  commit %.12s (\"%s\")\n  Author: %s\n", patch->commit, patch->subject, patch->author);
 	if (patch->upstream[0])
 		fprintf(out, "  upstream commit %.12s\n", patch->upstream);
@@ -129,6 +129,19 @@ static void write_culprit(FILE *out, const struct report_stable *report)
 			fprintf(out, "  mainline has neither a revert nor a fix of it\n");
 	}
 	fprintf(out, "\nWhat the stable rules allow:\n  %s\n", culprit->advice);
+}
+
+/* Each culprit, then what was left without one; or why nothing was bisected. */
+static void write_culprits(FILE *out, const struct report_stable *report)
+{
+	size_t i;
+
+	for (i = 0; i < report->culprit_count; i++)
+		write_culprit(out, report, &report->culprits[i], i);
+	if (report->bisect_note && report->culprit_count)
+		fprintf(out, "\nLeft without a culprit in the queue: %s\n", report->bisect_note);
+	else if (report->bisect_note)
+		fprintf(out, "\nCulprit: %s\n", report->bisect_note);
 }
 
 static void write_audit(FILE *out, const struct report_stable *report)
@@ -160,7 +173,7 @@ void report_stable_write(FILE *out, const struct report_stable *report)
 	write_header(out, report);
 	write_boards(out, report->gate);
 	write_regressions(out, report);
-	write_culprit(out, report);
+	write_culprits(out, report);
 	write_audit(out, report);
 	if (report->gate->verdict == GATE_PASS)
 		fprintf(out, "\nNo regressions found on these boards.\n\nTested-by: %s\n", report->tested_by);

@@ -2,7 +2,7 @@
  * report_stable.h - the reply a stable maintainer receives for a release
  * candidate under review, in plain text (the shape of the replies on the
  * stable list): the verdict, what was tested where, the counts, each
- * regression with its symptom, boards and kernel log lines, the culprit in
+ * regression with its symptom, boards and kernel log lines, each culprit in
  * the queue and what the stable rules allow, the queue audit, and
  * "Tested-by:" only when there is no regression.
  */
@@ -25,6 +25,7 @@ struct report_stable_culprit {
 	bool reused;				/* bisected before, not again */
 	const struct mainline_status *mainline;	/* NULL: not checked */
 	const char *advice;
+	const char *regressions;		/* what it answers, "W3 (auth-timeout)"; may be NULL */
 };
 
 struct report_stable {
@@ -36,8 +37,11 @@ struct report_stable {
 	/* the kernel log lines that showed each regression's symptom, by
 	 * regression index; entries may be NULL */
 	const char *const *excerpts;
-	const struct report_stable_culprit *culprit;	/* NULL: not bisected */
-	const char *bisect_note;		/* why there is no culprit, or NULL */
+	/* one per culprit: two regressions with different symptoms can have
+	 * a culprit each; none: not bisected */
+	const struct report_stable_culprit *culprits;
+	size_t culprit_count;
+	const char *bisect_note;		/* why a regression has no culprit, or NULL */
 	const struct stable_queue *queue;	/* NULL: not read */
 	const size_t *astray;			/* the audit: indexes into queue->patches */
 	size_t astray_count;

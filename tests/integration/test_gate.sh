@@ -10,7 +10,9 @@
 # Tested-by reply. The bad txack backport is a REGRESSION in W2. The queue
 # audit lists the stray patch with no upstream commit; the reply carries git
 # describe, the baseline, boards with chips, counts and the upstream commit.
-# A failure the baseline shares is "known failing" (v3.3.1-rc1 against
+# A queue with two bad patches whose regressions show different symptoms (W2
+# ping loss, W3 auth timeouts) gets a bisection each and a culprit each in
+# the reply. A failure the baseline shares is "known failing" (v3.3.1-rc1 against
 # itself passes). A candidate failure that does not come back when asked
 # again is no regression (exit 3). Bad options exit 2.
 #
@@ -137,6 +139,57 @@ rbx gate "$job" --tree "$work/backport" --baseline v3.3 --candidate v3.3.1-rc1 \
 check "gate of the bad txack backport is a REGRESSION (exit 1)" test $? -eq 1
 check "... in W2" contains "$work/backport.out" "^  W2: "
 check "... not bisected without --bisect, and says so" contains "$work/backport.out" "give --bisect"
+
+section "two regressions in one queue, a bisection each"
+# A history of its own (seed 2: no bisection stored answers it), whose queue
+# gets one more patch on top of v3.3.1-rc1, tagged v3.3.1-rc2: it drops the
+# TX-ACK wait when ath9k wakes the chip for a data frame (the rule the lab
+# defends), so W2 loses pings, while c1afdaff's backport still times out W3's
+# reconnects. Two symptoms, two culprits: the gate bisects each.
+"$vlab" make-tree --scenario stable-3.3.1 --seed 2 --out "$work/two" --truth "$work/two.json" >/dev/null 2>&1
+two_culprit=$(truth "$work/two.json" 'd["culprits"]["linux-3.3.y"][:12]')
+git -C "$work/two" checkout -q v3.3.1-rc1 &&
+	python3 - "$work/two/drivers/net/wireless/ath/ath9k/main.c" <<'PY' &&
+import sys
+path = sys.argv[1]
+text = open(path).read()
+wait = '\t\t} else {\n\t\t\tath_dbg(sc, "Wake up to complete TX\\n");\n\t\t\tsc->ps_flags |= PS_WAIT_FOR_TX_ACK;\n\t\t}\n'
+assert text.count(wait) == 1
+open(path, "w").write(text.replace(wait, '\t\t}\n'))
+PY
+	git -C "$work/two" -c user.name="A Backporter" -c user.email=backport@example.org commit -q -a \
+		-m "ath9k: do not wait for the TX status of a data frame sent from PS" &&
+	git -C "$work/two" tag v3.3.1-rc2
+check "a second bad patch queued on top of v3.3.1-rc1 (v3.3.1-rc2)" test $? -eq 0
+second=$(git -C "$work/two" rev-parse --short=12 v3.3.1-rc2)
+rbx gate "$job" --tree "$work/two" --baseline v3.3 --candidate v3.3.1-rc2 --mainline v3.4-rc1 --bisect \
+	--json >"$work/two.out" 2>"$work/two.err"
+check "gate of v3.3.1-rc2 is a REGRESSION (exit 1)" test $? -eq 1
+check "... in W2 with ping loss and in W3 with auth timeouts" \
+	bash -c "grep -q '^  W2: ping-loss' '$work/two.out' && grep -q '^  W3: auth-timeout' '$work/two.out'"
+check "... two bisections in the queue, one per regression" \
+	bash -c "[ \"\$(grep -c '^bisection [0-9]*: W[23] ([a-z-]*) in the queue' '$work/two.out')\" -eq 2 ]"
+check "... the reply names both culprits, each behind its own regression" \
+	bash -c "grep -q '^Culprit [12] of 2 in the queue, behind W3 (auth-timeout)' '$work/two.out' &&
+		 grep -q '^Culprit [12] of 2 in the queue, behind W2 (ping-loss)' '$work/two.out'"
+check "... the c1afdaff backport (truth file) and the new patch" \
+	bash -c "grep -q '^  commit $two_culprit ' '$work/two.out' && grep -q '^  commit $second ' '$work/two.out'"
+check "... each with what the stable rules allow" \
+	bash -c "[ \"\$(grep -c '^What the stable rules allow:' '$work/two.out')\" -eq 2 ]"
+check "... the new patch names no upstream commit: the audit lists it" contains "$work/two.out" \
+	"^  $second .*names no upstream commit"
+# json_culprits FILE: the culprits --json printed at FILE's end, sorted
+json_culprits() {
+	python3 - "$1" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+start = text.rindex("\n{\n") + 1
+for commit in sorted(c["commit"][:12] for c in json.loads(text[start:])["culprits"]):
+    print(commit)
+PY
+}
+check "... --json lists both culprits" \
+	test "$(json_culprits "$work/two.out" | tr '\n' ' ')" = "$(printf '%s\n' "$two_culprit" "$second" | sort | tr '\n' ' ')"
 
 section "known failing: v3.3.1-rc1 against itself"
 # The baseline fails W3 where the candidate does, with the same symptom: that

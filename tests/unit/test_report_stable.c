@@ -85,7 +85,8 @@ static void test_regression_has_culprit_advice_and_no_tested_by(void **state)
 	answer.regressions = &regression;
 	answer.regression_count = 1;
 	report.excerpts = excerpts;
-	report.culprit = &culprit;
+	report.culprits = &culprit;
+	report.culprit_count = 1;
 	report.queue = &queue;
 	report.astray = astray;
 	report.astray_count = 1;
@@ -102,6 +103,57 @@ static void test_regression_has_culprit_advice_and_no_tested_by(void **state)
 	assert_non_null(strstr(text, "What the stable rules allow:\n  drop it from the queue before release"));
 	assert_non_null(strstr(text, "Queue audit (2 patches): 1 astray"));
 	assert_non_null(strstr(text, "  7eecc3711988 (\"kernel: stray\"): names no upstream commit"));
+	assert_null(strstr(text, "Tested-by:"));
+	free(text);
+}
+
+/* Two regressions with different symptoms, a culprit each: both named, each
+ * with what it answers and its own advice; a third regression whose
+ * bisection found nothing is said too. */
+static void test_two_culprits_are_each_named_with_their_advice(void **state)
+{
+	struct gate_answer answer;
+	struct report_stable report = base_report(&answer);
+	struct gate_regression regressions[2] = {
+		{ .workload = "W3", .symptom = "auth-timeout", .symptoms = "auth-timeout", .boards = "vb01",
+		  .candidate_fails = 2, .candidate_runs = 2, .baseline_passes = 3, .passes_needed = 3,
+		  .confirmed = true },
+		{ .workload = "W2", .symptom = "ping-loss", .symptoms = "ping-loss,tx-failed", .boards = "vb01",
+		  .candidate_fails = 2, .candidate_runs = 2, .baseline_passes = 3, .passes_needed = 3,
+		  .confirmed = true },
+	};
+	struct stable_patch patches[2] = {
+		{ .commit = "beba434648ae232c4e7cb8fe3c43407c954348e0", .subject = "ath9k: fix going to full-sleep on PS idle",
+		  .author = "Felix Fietkau <nbd@openwrt.org>", .upstream = "ca98654ba82dec0650be0bb0c1b332b98b42738c" },
+		{ .commit = "5ee0c0ffee000000000000000000000000000000", .subject = "ath9k: do not wake for data TX in PS",
+		  .author = "A Tester <t@example.org>" },
+	};
+	struct stable_queue queue = { .patches = patches, .count = 2 };
+	struct report_stable_culprit culprits[2] = {
+		{ .patch = &patches[0], .probability = 0.9991, .runs = 40, .bisection = 1,
+		  .advice = "drop it from the queue before release: beba434648ae", .regressions = "W3 (auth-timeout)" },
+		{ .patch = &patches[1], .probability = 0.9995, .runs = 22, .bisection = 2,
+		  .advice = "drop it from the queue before release: 5ee0c0ffee00", .regressions = "W2 (ping-loss)" },
+	};
+	char *text;
+
+	(void)state;
+	answer.verdict = GATE_REGRESSION;
+	answer.regressions = regressions;
+	answer.regression_count = 2;
+	report.culprits = culprits;
+	report.culprit_count = 2;
+	report.queue = &queue;
+	report.bisect_note = "W4 (not-associated): the bisection ended no-regression without a culprit";
+	text = write_reply(&report);
+	assert_non_null(strstr(text, "\nCulprit 1 of 2 in the queue, behind W3 (auth-timeout) (bisection 1, "
+				     "probability 0.9991, 40 runs):\n  commit beba434648ae"));
+	assert_non_null(strstr(text, "\nCulprit 2 of 2 in the queue, behind W2 (ping-loss) (bisection 2, "
+				     "probability 0.9995, 22 runs):\n  commit 5ee0c0ffee00"));
+	assert_non_null(strstr(text, "What the stable rules allow:\n  drop it from the queue before release: beba434648ae"));
+	assert_non_null(strstr(text, "What the stable rules allow:\n  drop it from the queue before release: 5ee0c0ffee00"));
+	assert_non_null(strstr(text, "\nLeft without a culprit in the queue: W4 (not-associated): the bisection"));
+	assert_null(strstr(text, "Culprit in the queue ("));
 	assert_null(strstr(text, "Tested-by:"));
 	free(text);
 }
@@ -127,6 +179,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pass_carries_tested_by),
 		cmocka_unit_test(test_regression_has_culprit_advice_and_no_tested_by),
+		cmocka_unit_test(test_two_culprits_are_each_named_with_their_advice),
 		cmocka_unit_test(test_incomplete_says_why),
 	};
 
