@@ -12,7 +12,7 @@
 # describe, the baseline, boards with chips, counts and the upstream commit.
 # A queue with two bad patches whose regressions show different symptoms (W2
 # ping loss, W3 auth timeouts) gets a bisection each and a culprit each in
-# the reply. A failure the baseline shares is "known failing" (v3.3.1-rc1 against
+# the reply, also when the gate is killed in its second bisection and resumed. A failure the baseline shares is "known failing" (v3.3.1-rc1 against
 # itself passes). A candidate failure that does not come back when asked
 # again is no regression (exit 3). Bad options exit 2.
 #
@@ -34,6 +34,7 @@ lab=$work/lab.yaml
 job=$root/jobs/stable-gate.yaml
 
 cleanup() {
+	[ -n "${background:-}" ] && kill -9 "$background" 2>/dev/null
 	"$rb" lab down "$lab" --state "$state" >/dev/null 2>&1
 	[ -f "$work/once.yaml" ] && "$rb" lab down "$work/once.yaml" --state "$work/once-state" >/dev/null 2>&1
 	[ -n "${RACKBISECT_KEEP_TEST:-}" ] && echo "# kept $work" || rm -rf "$work"
@@ -162,13 +163,28 @@ PY
 	git -C "$work/two" tag v3.3.1-rc2
 check "a second bad patch queued on top of v3.3.1-rc1 (v3.3.1-rc2)" test $? -eq 0
 second=$(git -C "$work/two" rev-parse --short=12 v3.3.1-rc2)
-rbx gate "$job" --tree "$work/two" --baseline v3.3 --candidate v3.3.1-rc2 --mainline v3.4-rc1 --bisect \
-	--json >"$work/two.out" 2>"$work/two.err"
-check "gate of v3.3.1-rc2 is a REGRESSION (exit 1)" test $? -eq 1
+# The gate is killed (kill -9) once its second bisection has started a
+# round, and resumed: the first bisection's answer stands, the second goes on.
+mkfifo "$work/second"
+"$rb" gate "$job" --lab "$lab" --state "$state" --tree "$work/two" --baseline v3.3 \
+	--candidate v3.3.1-rc2 --mainline v3.4-rc1 --bisect 2>"$work/two-killed.err" \
+	> >(tee "$work/two-killed.out" | { awk '/^bisection [0-9]+: W[0-9] .* in the queue/ { n++ }
+		n == 2 && /bisect: round 1:/ { seen = 1; exit } END { print seen ? "seen" : "ended" }' \
+		>"$work/second"; cat >/dev/null; }) &
+background=$!
+event=$(timeout 600 cat "$work/second")
+check "gate of v3.3.1-rc2 reaches its second bisection's rounds" test "$event" = seen
+kill -9 "$background"
+wait "$background" 2>/dev/null
+background=
+rbx gate resume --json >"$work/two.out" 2>"$work/two.err"
+check "... killed there, gate resume ends it: a REGRESSION (exit 1)" test $? -eq 1
 check "... in W2 with ping loss and in W3 with auth timeouts" \
 	bash -c "grep -q '^  W2: ping-loss' '$work/two.out' && grep -q '^  W3: auth-timeout' '$work/two.out'"
-check "... two bisections in the queue, one per regression" \
-	bash -c "[ \"\$(grep -c '^bisection [0-9]*: W[23] ([a-z-]*) in the queue' '$work/two.out')\" -eq 2 ]"
+check "... two bisections in the queue, one per regression, neither started twice" \
+	bash -c "[ \"\$(grep -c '^bisection [0-9]*: W[23] ([a-z-]*) in the queue' '$work/two-killed.out')\" -eq 2 ] &&
+		 grep -q '^bisection [0-9]* resumed' '$work/two.out' &&
+		 ! grep -q '^bisection [0-9]*: W[23] ([a-z-]*) in the queue' '$work/two.out'"
 check "... the reply names both culprits, each behind its own regression" \
 	bash -c "grep -q '^Culprit [12] of 2 in the queue, behind W3 (auth-timeout)' '$work/two.out' &&
 		 grep -q '^Culprit [12] of 2 in the queue, behind W2 (ping-loss)' '$work/two.out'"
