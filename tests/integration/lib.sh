@@ -27,6 +27,15 @@ check() {
 	fi
 }
 
+# kill_at_event FIFO PID: waits (up to 600 s) for the word a watcher writes
+# to FIFO ("seen", or "ended" when the output ended first), then kills PID
+# with SIGKILL and reaps it; the word is left in $event
+kill_at_event() {
+	event=$(timeout 600 cat "$1")
+	kill -9 "$2"
+	wait "$2" 2>/dev/null
+}
+
 # contains FILE PATTERN / lacks FILE PATTERN
 contains() { grep -q -e "$2" "$1"; }
 lacks() { ! grep -q -e "$2" "$1"; }

@@ -93,11 +93,9 @@ mkfifo "$work/round2"
 		round2 && /event=start/ { seen = 1; exit } END { print seen ? "seen" : "ended" }' \
 		>"$work/round2"; cat >/dev/null; }) &
 background=$!
-event=$(timeout 600 cat "$work/round2")
-check "the bisection reaches round 2's runs" test "$event" = seen
-kill -9 "$background"
-wait "$background" 2>/dev/null
+kill_at_event "$work/round2" "$background"
 background=
+check "the bisection reaches round 2's runs" test "$event" = seen
 rbx bisect log >"$work/before.log" 2>&1
 evidence_ids "$work/before.log" | sort >"$work/before.ids"
 before=$(wc -l <"$work/before.ids")

@@ -172,11 +172,9 @@ mkfifo "$work/second"
 		n == 2 && /bisect: round 1:/ { seen = 1; exit } END { print seen ? "seen" : "ended" }' \
 		>"$work/second"; cat >/dev/null; }) &
 background=$!
-event=$(timeout 600 cat "$work/second")
-check "gate of v3.3.1-rc2 reaches its second bisection's rounds" test "$event" = seen
-kill -9 "$background"
-wait "$background" 2>/dev/null
+kill_at_event "$work/second" "$background"
 background=
+check "gate of v3.3.1-rc2 reaches its second bisection's rounds" test "$event" = seen
 rbx gate resume --json >"$work/two.out" 2>"$work/two.err"
 check "... killed there, gate resume ends it: a REGRESSION (exit 1)" test $? -eq 1
 check "... in W2 with ping loss and in W3 with auth timeouts" \
