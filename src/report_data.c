@@ -621,6 +621,48 @@ static int load_bisection(struct store *store, struct report_data *data, int64_t
 	return rc;
 }
 
+/* A gate's other bisections: those whose question names the gate ("gate"
+ * in its spec), but the one loaded in full; lean, newest first. */
+static int load_other_bisections(struct store *store, struct report_data *data, int64_t gate_id)
+{
+	struct store_bisection stored = { 0 };
+	int64_t id;
+	int rc = store_bisection_latest(store, &stored);
+
+	if (rc == -ENOENT)
+		return 0;
+	for (id = stored.id; rc == 0 && id > 0; id--) {
+		struct report_bisection *bisection, **grown;
+		json_t *spec, *answer;
+
+		store_bisection_release(&stored);
+		if (id == data->bisection->id || store_bisection_get(store, id, &stored) != 0)
+			continue;
+		spec = json_loads(stored.spec, 0, NULL);
+		answer = stored.answer ? json_loads(stored.answer, 0, NULL) : json_object();
+		if (spec && answer && json_integer_value(json_object_get(spec, "gate")) == gate_id) {
+			bisection = calloc(1, sizeof(*bisection));
+			grown = realloc(data->also, (data->also_count + 1) * sizeof(*grown));
+			if (grown)
+				data->also = grown;
+			if (!bisection || !grown)
+				rc = -ENOMEM;
+			else
+				data->also[data->also_count++] = bisection;
+			if (rc == 0)
+				rc = parse_bisection(bisection, &stored, spec, answer);
+			if (rc == 0)
+				rc = add_commit(data, bisection->culprit, NULL);
+			if (!grown)
+				free_bisection(bisection);
+		}
+		json_decref(spec);
+		json_decref(answer);
+	}
+	store_bisection_release(&stored);
+	return rc;
+}
+
 /* ---- a lone run ------------------------------------------------------------------------------ */
 
 static int load_run(struct store *store, struct report_data *data, int64_t id, char *error,
@@ -831,7 +873,10 @@ static int load_subject(struct store *store, const struct report_request *reques
 			store_bisection_release(&latest);
 		}
 	}
-	return load_bisection(store, data, bisection_id, request->lean, error, error_len);
+	rc = load_bisection(store, data, bisection_id, request->lean, error, error_len);
+	if (rc == 0 && data->subject == REPORT_SUBJECT_GATE)
+		rc = load_other_bisections(store, data, data->gate->id);
+	return rc;
 }
 
 /* The trend: the nights of the gate's branch, or of the branch a night of
@@ -908,6 +953,9 @@ void report_data_release(struct report_data *data)
 	}
 	free_gate(data->gate);
 	free_bisection(data->bisection);
+	for (i = 0; i < data->also_count; i++)
+		free_bisection(data->also[i]);
+	free(data->also);
 	if (data->nights) {
 		report_nights_release(data->nights);
 		free(data->nights);

@@ -146,6 +146,10 @@ struct report_data {
 	char *summary;			/* one line saying what the verdict rests on */
 	struct report_gate *gate;	/* NULL unless a gate */
 	struct report_bisection *bisection;	/* the bisection, or the gate's; NULL: none */
+	/* a gate's other bisections (one per regression it bisected, before the
+	 * one above): their question and answer only, no runs or path */
+	struct report_bisection **also;
+	size_t also_count;
 	struct report_run *runs;	/* the gate's (or the lone run), then the bisection's */
 	size_t run_count;
 	struct report_commit *commits;	/* every commit involved, in the order first met */

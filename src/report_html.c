@@ -674,6 +674,30 @@ static void put_bisection(FILE *out, const struct report_data *data)
 	fputs("</section>\n", out);
 }
 
+/* A gate's other bisections, one per regression: what each tracked and found. */
+static void put_other_bisections(FILE *out, const struct report_data *data)
+{
+	size_t i;
+
+	if (!data->also_count)
+		return;
+	fputs("<section id=\"other-bisections\"><h2>The gate's other bisections</h2>\n<ul>\n", out);
+	for (i = 0; i < data->also_count; i++) {
+		const struct report_bisection *b = data->also[i];
+
+		fprintf(out, "<li>Bisection %" PRId64 " (", b->id);
+		put_html(out, b->outcome ? b->outcome : b->state);
+		fputs("), tracking ", out), put_html(out, b->symptom ? b->symptom : "?");
+		fputs(" in ", out), put_html(out, b->workload ? b->workload : "?");
+		if (b->culprit) {
+			fputs(": <strong>first bad commit</strong> ", out), put_commit(out, data, b->culprit);
+			fprintf(out, ", probability %.4f after %u runs", b->probability, b->runs);
+		}
+		fputs("</li>\n", out);
+	}
+	fputs("</ul></section>\n", out);
+}
+
 /* ---- power and energy ------------------------------------------------------------------------------------------ */
 
 /* A commit's position in data->commits; commit_count when it is not there. */
@@ -1220,6 +1244,7 @@ void report_html_write(FILE *out, const struct report_data *data,
 		put_matrix(out, data->gate);
 	if (data->bisection)
 		put_bisection(out, data);
+	put_other_bisections(out, data);
 	put_power(out, data);
 	put_runs(out, data, options);
 	put_trend(out, data);

@@ -431,9 +431,8 @@ static bool shows_tracked_symptom(const struct report_bisection *bisection, cons
 	return false;
 }
 
-static json_t *issue_json(const struct report_data *data)
+static json_t *issue_json(const struct report_data *data, const struct report_bisection *bisection)
 {
-	const struct report_bisection *bisection = data->bisection;
 	const struct report_commit *culprit = report_data_commit(data, bisection->culprit);
 	json_t *issue = json_object(), *misc = json_object();
 
@@ -458,17 +457,17 @@ static json_t *issue_json(const struct report_data *data)
 	return issue;
 }
 
-static void add_culprit(json_t *root, const struct report_data *data)
+/* An issue for a bisection's culprit, and an incident for each run that
+ * showed the symptom it tracked. */
+static void add_culprit(json_t *issues, json_t *incidents, const struct report_data *data,
+			const struct report_bisection *bisection)
 {
-	const struct report_bisection *bisection = data->bisection;
-	json_t *incidents;
 	char run_id[32];
 	size_t i;
 
 	if (!bisection || !bisection->culprit)
 		return;
-	incidents = json_array();
-	json_object_set_new(root, "issues", json_pack("[o]", issue_json(data)));
+	json_array_append_new(issues, issue_json(data, bisection));
 	for (i = 0; i < data->run_count; i++) {
 		const struct store_run *run = data->runs[i].run;
 		json_t *incident;
@@ -486,7 +485,24 @@ static void add_culprit(json_t *root, const struct report_data *data)
 		json_object_set_new(incident, "present", json_true());
 		json_array_append_new(incidents, incident);
 	}
-	json_object_set_new(root, "incidents", incidents);
+}
+
+/* Every culprit the subject bisected: a gate's, one per regression. */
+static void add_culprits(json_t *root, const struct report_data *data)
+{
+	json_t *issues = json_array(), *incidents = json_array();
+	size_t i;
+
+	add_culprit(issues, incidents, data, data->bisection);
+	for (i = 0; i < data->also_count; i++)
+		add_culprit(issues, incidents, data, data->also[i]);
+	if (json_array_size(issues)) {
+		json_object_set_new(root, "issues", issues);
+		json_object_set_new(root, "incidents", incidents);
+	} else {
+		json_decref(issues);
+		json_decref(incidents);
+	}
 }
 
 json_t *report_kcidb_json(const struct report_data *data)
@@ -500,7 +516,7 @@ json_t *report_kcidb_json(const struct report_data *data)
 	json_object_set_new(root, "checkouts", checkouts_json(data));
 	json_object_set_new(root, "builds", builds_json(data));
 	json_object_set_new(root, "tests", tests_json(data));
-	add_culprit(root, data);
+	add_culprits(root, data);
 	return root;
 }
 

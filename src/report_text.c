@@ -157,6 +157,26 @@ static void write_bisection(FILE *out, const struct report_data *data)
 	write_path(out, data, b);
 }
 
+/* A gate's other bisections, one per regression: what each tracked and found. */
+static void write_other_bisections(FILE *out, const struct report_data *data)
+{
+	size_t i;
+
+	for (i = 0; i < data->also_count; i++) {
+		const struct report_bisection *b = data->also[i];
+
+		fprintf(out, "\nBisection %" PRId64 " of this gate too: ", b->id);
+		put_line_text(out, b->outcome ? b->outcome : b->state);
+		fputs(" (tracking ", out), put_line_text(out, b->symptom ? b->symptom : "?");
+		fputs(" in ", out), put_line_text(out, b->workload ? b->workload : "?");
+		fputs(")\n", out);
+		if (b->culprit) {
+			write_commit(out, data, "first bad commit:", b->culprit);
+			fprintf(out, "  probability %.4f, %u runs\n", b->probability, b->runs);
+		}
+	}
+}
+
 /* The symptom's first kernel log line, or the cause: why a run failed, briefly. */
 static void write_run_why(FILE *out, const struct store_run *run)
 {
@@ -218,6 +238,7 @@ void report_text_write(FILE *out, const struct report_data *data)
 	}
 	if (data->bisection)
 		write_bisection(out, data);
+	write_other_bisections(out, data);
 	write_runs(out, data);
 }
 

@@ -205,6 +205,24 @@ PY
 check "... --json lists both culprits" \
 	test "$(json_culprits "$work/two.out" | tr '\n' ' ')" = "$(printf '%s\n' "$two_culprit" "$second" | sort | tr '\n' ' ')"
 
+two_gate=$(sed -n 's/^gate \([0-9]*\) resumed: v3.3.1-rc2 .*/\1/p' "$work/two.out")
+rbx report gate "$two_gate" --format kcidb --out "$work/two-kcidb.json" >/dev/null 2>"$work/two-report.err" &&
+	rbx report gate "$two_gate" --format html --out "$work/two.html" >/dev/null 2>>"$work/two-report.err"
+check "... its KCIDB report has an issue per culprit, each with incidents, valid against KCIDB v5.3" \
+	/usr/bin/python3 - "$root/tests/data/kcidb-io.schema.v5.3.json" "$work/two-kcidb.json" "$two_culprit" "$second" <<'PY'
+import json, sys, jsonschema
+schema, data = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+if list(jsonschema.Draft7Validator(schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER).iter_errors(data)):
+    sys.exit(1)
+del sys.argv[1]
+culprits = sorted(i["misc"]["culprit_commit"][:12] for i in data["issues"])
+incidents = {i["issue_id"] for i in data["incidents"]}
+sys.exit(culprits != sorted(sys.argv[2:]) or incidents != {i["id"] for i in data["issues"]})
+PY
+check "... and its page names the other bisection's culprit too" \
+	bash -c "grep -q \"The gate's other bisections\" '$work/two.html' &&
+		 grep -q -e '$two_culprit' '$work/two.html' && grep -q -e '$second' '$work/two.html'"
+
 section "known failing: v3.3.1-rc1 against itself"
 # The baseline fails W3 where the candidate does, with the same symptom: that
 # is "known failing", not a regression, and the gate passes. (W3 alone: it
