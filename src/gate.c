@@ -63,7 +63,10 @@ struct gate {
 	 * asked again (role candidate-again) and how many of them failed */
 	unsigned int *again_runs, *again_fails;
 	bool trouble, finished;
-	bool *catch_up_tried;		/* per cell, on resume: its candidate run was asked again */
+	/* per side (BASELINE, CANDIDATE) and cell: its matrix run was asked
+	 * again on resume (once), or, for the baseline, asked at all */
+	bool *catch_up_tried[2];
+	bool baseline_matrix_started;	/* a new gate's baseline matrix round */
 	struct gate_answer answer;
 };
 
@@ -368,15 +371,25 @@ static void start_candidate(struct gate *gate)
 	launch(gate);
 }
 
-static bool has_candidate_result(const struct gate_cell *cell)
+static bool has_result(const struct gate_cell *cell, enum side side)
 {
-	const unsigned int *runs = cell->runs[CANDIDATE];
+	const unsigned int *runs = cell->runs[side];
 
 	return runs[RUN_PASS] + runs[RUN_FAIL] + runs[RUN_SKIP] > 0;
 }
 
-/* The group of this round running workload (every group here runs the candidate). */
-static struct lab_round_group *group_for(struct gate *gate, const char *workload)
+static const char *side_commit(const struct gate *gate, enum side side)
+{
+	return spec_string(gate->options.spec, side == BASELINE ? "baseline" : "candidate");
+}
+
+static const char *side_ref(const struct gate *gate, enum side side)
+{
+	return spec_string(gate->options.spec, side == BASELINE ? "baseline_ref" : "candidate_ref");
+}
+
+/* The group of this round running workload (every group here runs side's kernel). */
+static struct lab_round_group *group_for(struct gate *gate, enum side side, const char *workload)
 {
 	struct lab_session *session = gate->options.session;
 	size_t g;
@@ -385,15 +398,14 @@ static struct lab_round_group *group_for(struct gate *gate, const char *workload
 		if (strcmp(gate->round.groups[g].workload->name, workload) == 0)
 			return &gate->round.groups[g];
 	}
-	return lab_round_add(&gate->round, spec_string(gate->options.spec, "candidate"),
-			     job_find_workload(session->job, workload), 1);
+	return lab_round_add(&gate->round, side_commit(gate, side), job_find_workload(session->job, workload), 1);
 }
 
-/* A resumed gate runs the candidate only where the matrix has no result
- * yet (a run the stop cut off, lab trouble): a cell with one is never run
- * again. One workload per board per round, so groups never share a board;
- * each cell is asked once per resume. false: nothing is missing. */
-static bool start_candidate_catch_up(struct gate *gate)
+/* A resumed gate runs side's matrix only where it has no result yet (a run
+ * the stop cut off, lab trouble): a cell with one is never run again. One
+ * workload per board per round, so groups never share a board; each cell is
+ * asked once per resume. false: nothing is missing. */
+static bool start_catch_up(struct gate *gate, enum side side)
 {
 	size_t i, asked = 0;
 	const char *last_board = NULL;
@@ -403,23 +415,60 @@ static bool start_candidate_catch_up(struct gate *gate)
 		struct gate_cell *cell = &gate->answer.cells[i];
 		struct lab_round_group *group;
 
-		if (has_candidate_result(cell) || gate->catch_up_tried[i] ||
+		if (has_result(cell, side) || gate->catch_up_tried[side][i] ||
 		    (last_board && strcmp(last_board, cell->board) == 0))
 			continue;
-		group = group_for(gate, cell->workload);
+		group = group_for(gate, side, cell->workload);
 		if (!group)
 			break;
 		group->boards[group->board_count++] = board_set_find(&gate->options.session->boards,
 								     cell->board);
-		gate->catch_up_tried[i] = true;
+		gate->catch_up_tried[side][i] = true;
 		last_board = cell->board;	/* cells are board by board */
 		asked++;
 	}
 	if (asked == 0)
 		return false;
-	progress(gate, "candidate %s: %zu cell%s of the matrix without a result, run again",
-		 spec_string(gate->options.spec, "candidate_ref"), asked, asked == 1 ? "" : "s");
-	gate->running = CANDIDATE;
+	progress(gate, "%s %s: %zu cell%s of the matrix without a result, run again",
+		 side == BASELINE ? "baseline" : "candidate", side_ref(gate, side), asked,
+		 asked == 1 ? "" : "s");
+	gate->running = side;
+	launch(gate);
+	return true;
+}
+
+/*
+ * The baseline's matrix, one run per cell, after the candidate's: the
+ * report compares the two kernels cell by cell (power and energy too), and
+ * a cell the baseline fails is known failing whichever way the candidate
+ * went. The rounds after it add baseline runs only where the candidate
+ * failed and the test needs them. A new gate runs every cell at once; a
+ * resumed one those without a result. Not when both are one commit (a
+ * branch's first night, gated against itself). false: nothing to run.
+ */
+static void say_tally(struct gate *gate);
+
+static bool start_baseline_matrix(struct gate *gate)
+{
+	struct lab_session *session = gate->options.session;
+	struct lab_round_group *group;
+	size_t i;
+
+	if (strcmp(side_commit(gate, BASELINE), side_commit(gate, CANDIDATE)) == 0)
+		return false;
+	if (gate->options.resume)
+		return start_catch_up(gate, BASELINE);
+	if (gate->baseline_matrix_started)
+		return false;
+	gate->baseline_matrix_started = true;
+	say_tally(gate);	/* the candidate's matrix */
+	lab_round_clear(&gate->round);
+	group = lab_round_add(&gate->round, side_commit(gate, BASELINE), NULL, 1);
+	for (i = 0; group && i < session->selected_count; i++)
+		group->boards[group->board_count++] = session->selected[i];
+	progress(gate, "baseline %s: the matrix, %zu boards x %zu workloads", side_ref(gate, BASELINE),
+		 session->selected_count, session->job->workload_count);
+	gate->running = BASELINE;
 	launch(gate);
 	return true;
 }
@@ -552,13 +601,20 @@ static bool start_deciding_round(struct gate *gate)
 	return true;
 }
 
-static void say_round(struct gate *gate)
+/* The runs so far of the side the round just done ran. */
+static void say_tally(struct gate *gate)
 {
 	const unsigned int *runs = gate->answer.runs[tally_side(gate->running)];
-	size_t r;
 
 	progress(gate, "%s so far: %u PASS, %u FAIL, %u SKIP, %u INFRA", role_names[gate->running],
 		 runs[RUN_PASS], runs[RUN_FAIL], runs[RUN_SKIP], runs[RUN_INFRA]);
+}
+
+static void say_round(struct gate *gate)
+{
+	size_t r;
+
+	say_tally(gate);
 	for (r = 0; r < gate->answer.regression_count; r++) {
 		const struct gate_regression *regression = &gate->answer.regressions[r];
 
@@ -595,18 +651,23 @@ static void on_round_done(void *data)
 		return;
 	}
 	if (build_failed(gate)) {
+		/* a baseline that does not build is trouble where a failure of the
+		 * candidate needs it; its matrix alone is only the report's */
 		if (gate->running != BASELINE)
 			gate->answer.candidate_build_failed = true;
-		else
+		else if (gate->answer.regression_count)
 			snprintf(gate->answer.reason, sizeof(gate->answer.reason),
 				 "the baseline %.64s does not build (log: %.400s)",
 				 spec_string(gate->options.spec, "baseline_ref"), gate->round.groups[0].result.log);
-		gate->trouble = gate->running == BASELINE;
+		gate->trouble = gate->running == BASELINE && gate->answer.regression_count;
 		finish(gate);
 		return;
 	}
 	if (gate->running == CANDIDATE && gate->options.resume && !gate->options.answer_stored &&
-	    start_candidate_catch_up(gate))
+	    start_catch_up(gate, CANDIDATE))
+		return;
+	if (!gate->options.answer_stored && (gate->running == CANDIDATE || !gate->deciding_rounds) &&
+	    start_baseline_matrix(gate))
 		return;
 	say_round(gate);
 	for (r = 0; r < gate->answer.regression_count; r++)
@@ -778,7 +839,8 @@ int gate_start(const struct gate_options *options, gate_done_cb done, void *data
 	gate->done = done;
 	gate->data = data;
 	if (make_cells(gate) != 0 ||
-	    !(gate->catch_up_tried = calloc(gate->answer.cell_count + 1, sizeof(bool))) ||
+	    !(gate->catch_up_tried[BASELINE] = calloc(gate->answer.cell_count + 1, sizeof(bool))) ||
+	    !(gate->catch_up_tried[CANDIDATE] = calloc(gate->answer.cell_count + 1, sizeof(bool))) ||
 	    !(gate->again_fails = calloc(options->session->job->workload_count + 1, sizeof(unsigned int))) ||
 	    !(gate->again_runs = calloc(options->session->job->workload_count + 1, sizeof(unsigned int)))) {
 		gate_free(gate);
@@ -855,7 +917,8 @@ void gate_free(struct gate *gate)
 	lab_round_clear(&gate->round);
 	free(gate->answer.cells);
 	free(gate->answer.regressions);
-	free(gate->catch_up_tried);
+	free(gate->catch_up_tried[BASELINE]);
+	free(gate->catch_up_tried[CANDIDATE]);
 	free(gate->again_fails);
 	free(gate->again_runs);
 	free(gate);

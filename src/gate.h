@@ -1,8 +1,9 @@
 /*
  * gate.h - gating a release candidate on the lab: the job's matrix (boards x
- * workloads) on the candidate, and the baseline only where the candidate
- * failed, with as many baseline runs as it takes to tell the two apart at
- * the confidence (a sequential test: no run more than the answer needs).
+ * workloads) on the candidate, then on the baseline (one run per cell each),
+ * then more baseline runs only where the candidate failed, as many as it
+ * takes to tell the two apart at the confidence (a sequential test: no run
+ * more than the answer needs).
  *
  * A workload is a regression when, on the boards where the candidate failed
  * it, its runs there split so unevenly between the kernels that two kernels
@@ -22,8 +23,8 @@
  * baseline does not share; a regression that fails seldom enough to pass
  * one run per cell can pass it (the nightly's trend and the bisection's
  * runs are for those). Every run is linked to the stored gate before it
- * starts (roles "candidate" for the matrix, "candidate-again" and
- * "baseline").
+ * starts (roles "candidate" for the candidate's matrix, "candidate-again"
+ * and "baseline" for the baseline's matrix and rounds).
  *
  * The spec (a JSON object stored with the gate): job, tree, baseline,
  * candidate (commit ids), baseline_ref, candidate_ref, confidence.

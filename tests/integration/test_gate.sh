@@ -9,7 +9,8 @@
 # revert (--mainline-revert none), "mainline has no fix yet: report to". v3.3 against itself is a PASS with a
 # Tested-by reply. The bad txack backport is a REGRESSION in W2. The queue
 # audit lists the stray patch with no upstream commit; the reply carries git
-# describe, the baseline, boards with chips, counts and the upstream commit.
+# describe, the baseline, boards with chips, counts and the upstream commit;
+# the matrix runs for both kernels, the baseline's then more where needed.
 # A queue with two bad patches whose regressions show different symptoms (W2
 # ping loss, W3 auth timeouts) gets a bisection each and a culprit each in
 # the reply, also when the gate is killed in its second bisection and resumed. A failure the baseline shares is "known failing" (v3.3.1-rc1 against
@@ -102,6 +103,19 @@ check "... the boards with their chips, and the counts of both kernels" bash -c 
 	"grep -q '^Boards: gb01 (ar9285) gb02 (ar9280) ' '$work/rc1.out' &&
 	 grep -q '^Runs: [0-9]* in all; candidate [0-9]* ([0-9]* pass, [1-9][0-9]* fail, [0-9]* skip, [0-9]* lab trouble), baseline ' '$work/rc1.out'"
 check "... the culprit's upstream commit" contains "$work/rc1.out" "^  upstream commit [0-9a-f]\{12\}$"
+check "... the matrix ran for both kernels, the baseline's after the candidate's" \
+	bash -c "grep -A 2 '^candidate v3.3.1-rc1: the matrix, 4 boards x 2 workloads' '$work/rc1.out' |
+		 grep -q '^baseline v3.3: the matrix, 4 boards x 2 workloads'"
+rc1_gate=$(sed -n 's/^gate \([0-9]*\): v3.3.1-rc1 against v3.3, .*/\1/p' "$work/rc1.out")
+check "... a baseline run in each of the 8 cells, and more where the candidate failed" \
+	python3 - "$state/state.db" "$rc1_gate" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+counts = [n for (n,) in db.execute(
+    "select count(*) from gate_runs g join runs r on r.id = g.run_id "
+    "where g.gate_id = ? and g.role = 'baseline' group by r.board, r.workload", (int(sys.argv[2]),))]
+sys.exit(not (len(counts) == 8 and min(counts) >= 1 and sum(counts) > 8))
+PY
 reply=$(sed -n 's/^reply written to //p' "$work/rc1.out")
 check "... and the reply is written to the lab's state" test -s "$reply"
 rbx bisect status 1 >"$work/rc1-status.out" 2>&1
