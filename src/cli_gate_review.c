@@ -1,4 +1,4 @@
-/* cli_gate_review.c - a gate, the bisection of its regression and the stable-review reply. */
+/* cli_gate_review.c - a gate, the bisections of its regressions and the stable-review reply. */
 #include "cli_gate_review.h"
 
 #include <errno.h>

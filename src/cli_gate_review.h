@@ -1,8 +1,9 @@
 /*
  * cli_gate_review.h - a gate as a stable maintainer reads it, on the loop:
- * the gate (gate.h) of a candidate against its baseline; with bisect, the
- * bisection of its regression in the queue (or the stored bisection that
- * already answers it: not bisected again); then the stable-review reply,
+ * the gate (gate.h) of a candidate against its baseline; with bisect, a
+ * bisection in the queue of each regression, one after another (or the
+ * stored bisection that already answers it: not bisected again); then the
+ * stable-review reply (a culprit each),
  * printed and written beside the stored gate. `rackbisect gate` runs one;
  * `rackbisect nightly` one per branch, all at once on one lab session, whose
  * boards they share (one run per board at a time).
@@ -61,8 +62,8 @@ int gate_review_start(const struct gate_review_options *options, gate_review_don
 int gate_review_exit_code(const struct gate_review *review);
 /* The stored gate's id (0 before it is stored). */
 int64_t gate_review_gate_id(const struct gate_review *review);
-/* The gate's answer, its id and the bisection's answer, for --json (new
- * reference); NULL when the review ended before its reply (what went wrong
+/* The gate's answer, its id, the last bisection's answer and every culprit,
+ * for --json (new reference); NULL when the review ended before its reply (what went wrong
  * was printed instead). */
 json_t *gate_review_json(const struct gate_review *review);
 /* An interrupted coordinator: the stored gate and bisection are marked
