@@ -11,6 +11,7 @@
 
 #include "helpers/report_fixture.h"
 #include "report_kcidb.h"
+#include "report_text.h"
 
 static json_t *kcidb_of(struct report_fixture *fixture, enum report_subject subject, int64_t id)
 {
@@ -164,6 +165,48 @@ static void test_lone_run_without_build_and_with_bytes_not_utf8(void **state)
 	json_decref(root);
 }
 
+/*
+ * A gate that bisected two regressions (its second bisection's spec names
+ * the gate): an issue per culprit, each under its own bisection's id, and
+ * the text report lists the other bisection. Runs last: it adds to the store.
+ */
+static void test_a_gate_with_two_bisections_has_an_issue_per_culprit(void **state)
+{
+	struct report_fixture *fixture = *state;
+	struct report_data data;
+	char *spec = NULL, *answer = NULL, *text, id[96];
+	int64_t second;
+	json_t *root, *issue;
+
+	assert_true(asprintf(&spec, "{\"gate\":%" PRId64 ",\"goods\":[\"%s\"],\"bad\":\"%s\","
+			     "\"symptom\":\"ping-loss\",\"workload\":\"W2\",\"tree\":\"%s\"}",
+			     fixture->gate_id, fixture->commits[FIXTURE_GOOD], fixture->commits[FIXTURE_BAD],
+			     fixture->tree) > 0);
+	assert_true(asprintf(&answer, "{\"state\":\"found\",\"culprit\":\"%s\",\"probability\":0.995,"
+			     "\"runs\":9}", fixture->commits[FIXTURE_HARMLESS]) > 0);
+	assert_int_equal(store_bisection_create(fixture->store, "stable-gate", spec, &second), 0);
+	assert_int_equal(store_bisection_finish(fixture->store, second, STORE_BISECTION_DONE, answer), 0);
+	free(spec), free(answer);
+
+	root = kcidb_of(fixture, REPORT_SUBJECT_GATE, fixture->gate_id);
+	assert_int_equal(json_array_size(json_object_get(root, "issues")), 2);
+	snprintf(id, sizeof(id), "rackbisect:virtual/bisection/%" PRId64, second);
+	issue = with_id(root, "issues", id);
+	assert_non_null(issue);
+	assert_string_equal(field(json_object_get(issue, "misc"), "culprit_commit"), fixture->commits[FIXTURE_HARMLESS]);
+	assert_string_equal(field(json_object_get(issue, "misc"), "symptom"), "ping-loss");
+	snprintf(id, sizeof(id), "rackbisect:virtual/bisection/%" PRId64, fixture->bisection_id);
+	assert_non_null(with_id(root, "issues", id));
+	json_decref(root);
+
+	report_fixture_load(fixture, REPORT_SUBJECT_GATE, fixture->gate_id, &data);
+	text = report_fixture_capture(report_text_write, &data);
+	report_data_release(&data);
+	snprintf(id, sizeof(id), "Bisection %" PRId64 " of this gate too: found (tracking ping-loss in W2)", second);
+	assert_non_null(strstr(text, id));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_ids_reference_each_other),
 		cmocka_unit_test(test_culprit_is_an_issue_with_an_incident_per_run_that_showed_it),
 		cmocka_unit_test(test_lone_run_without_build_and_with_bytes_not_utf8),
+		cmocka_unit_test(test_a_gate_with_two_bisections_has_an_issue_per_culprit),
 	};
 
 	return cmocka_run_group_tests(tests, report_fixture_setup, report_fixture_teardown);
