@@ -1760,6 +1760,15 @@ void build_queue_close(struct build_queue *queue)
 	uv_close((uv_handle_t *)&queue->kick, NULL);
 }
 
+bool build_queue_cancel_waiting(struct build_queue *queue)
+{
+	struct build *build;
+
+	for (build = queue->first; build; build = build->queue_next)
+		build_cancel(build);
+	return queue->first != NULL;
+}
+
 bool build_is_queued(const struct build *build)
 {
 	return build->queued;

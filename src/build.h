@@ -214,6 +214,13 @@ int build_queue_init(uv_loop_t *loop, struct build_queue *queue, unsigned int li
 /* Closes its timer. Only once every build given the queue has called back:
  * a build still waiting would never be started. */
 void build_queue_close(struct build_queue *queue);
+/* Before closing, when builds may still wait (a bisection that stopped with
+ * builds ahead of it queued): cancels each, and says whether any still
+ * waits. Run the loop until it says none: each ends on the queue's timer,
+ * calling back with -ECANCELED.
+ *   while (build_queue_cancel_waiting(&queue) && uv_run(loop, UV_RUN_ONCE)) ;
+ */
+bool build_queue_cancel_waiting(struct build_queue *queue);
 
 /* $XDG_CACHE_HOME/rackbisect/kernels, else ~/.cache/rackbisect/kernels;
  * 0, -ENOENT when neither variable is set, or -ENAMETOOLONG. */

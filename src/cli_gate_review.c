@@ -61,6 +61,11 @@ struct gate_review {
 	struct review_culprit *culprits;
 	size_t culprit_count;
 	char bisect_note[600];
+	/* per regression of the gate's answer: the bisection of it this process
+	 * started, 0: none (one at most: one that stopped without an answer is
+	 * not started again, nor in a loop) */
+	int64_t *attempted;
+	unsigned int passes;		/* of bisect_regressions: what was known is said once */
 	/* `gate resume`: the stored gate went on with */
 	bool resumed, answer_stored;	/* answer_stored: its verdict was stored before the stop */
 	int64_t stored_bisection_id;	/* the bisection it had started; 0: none */
@@ -435,6 +440,25 @@ static int resume_bisection(struct gate_review *review)
 	return run_bisection(review);
 }
 
+/* The stored answer of a bisection that stopped without one of its own
+ * (lab trouble, a stop): its state and reason, as a new reference. */
+static json_t *stopped_answer(struct gate_review *review, int64_t id)
+{
+	struct store_bisection stored = { 0 };
+	json_t *answer = NULL;
+
+	if (store_bisection_get(review->session->store, id, &stored) == 0 && stored.answer)
+		answer = json_loads(stored.answer, 0, NULL);
+	store_bisection_release(&stored);
+	if (!json_is_object(answer)) {
+		json_decref(answer);
+		answer = json_object();
+	}
+	if (!json_object_get(answer, "state"))
+		json_object_set_new(answer, "state", json_string("stopped"));
+	return answer;
+}
+
 /* Adds answer's culprit, for regression, to the reply's list (one entry per
  * culprit, naming every regression it answers). */
 static void add_culprit(struct gate_review *review, const struct gate_regression *regression,
@@ -510,7 +534,7 @@ static int bisect_regressions(struct gate_review *review)
 		if ((id = answering_bisection(review, regression, true, &found, &this_gate)) ||
 		    (id = answering_bisection(review, regression, false, &found, &this_gate))) {
 			settled[i] = true;
-			if (!this_gate)
+			if (!this_gate && !review->passes)
 				printf("%s%s (%s) was bisected before: bisection %" PRId64 " named %.12s, which this "
 				       "candidate holds; not bisected again\n", review->prefix, regression->workload,
 				       regression->symptom, id,
@@ -519,11 +543,21 @@ static int bisect_regressions(struct gate_review *review)
 		} else if ((found = tried_in_this_gate(review, regression))) {
 			settled[i] = true;
 			note_no_culprit(review, found, regression);
+		} else if (review->attempted && review->attempted[i]) {
+			settled[i] = true;
+			found = stopped_answer(review, review->attempted[i]);
+			note_no_culprit(review, found, regression);
 		}
 		json_decref(found);
 	}
-	if ((regression = gate_regression_to_bisect(answer, settled)))
+	review->passes++;
+	if ((regression = gate_regression_to_bisect(answer, settled))) {
+		if (!review->attempted)
+			review->attempted = calloc(count + 1, sizeof(*review->attempted));
 		rc = start_bisection(review, regression);
+		if (review->attempted)
+			review->attempted[regression - answer->regressions] = review->bisection_id;
+	}
 	else if (review->culprit_count && !review->bisection_id)
 		store_gate_set_bisection(review->session->store, review->gate_id,
 					 review->culprits[0].bisection_id);
@@ -929,6 +963,7 @@ void gate_review_free(struct gate_review *review)
 		lab_bisect_free(review->finished[--review->finished_count]);
 	free(review->finished);
 	free(review->culprits);
+	free(review->attempted);
 	commit_graph_free(&review->graph);
 	stable_queue_free(&review->queue);
 	json_decref(review->spec);

@@ -211,6 +211,10 @@ void lab_session_close(struct lab_session *session)
 	if (session->boards.boards)
 		board_set_close(&session->boards);
 	if (session->loop_ready) {
+		/* builds still waiting (a bisection's builds ahead, when it
+		 * stopped) end on the queue's timer: before it closes */
+		while (build_queue_cancel_waiting(&session->builds) && uv_run(&session->loop, UV_RUN_ONCE))
+			;
 		build_queue_close(&session->builds);
 		uv_run(&session->loop, UV_RUN_DEFAULT);
 		uv_loop_close(&session->loop);

@@ -249,6 +249,35 @@ check "... W3 said known failing, on the boards where the baseline failed it too
 	"W3: fails on the baseline too (gb[0-9]*[,gb0-9]*): known failing"
 check "... no regression in the reply" lacks "$work/known.out" "REGRESSION"
 
+section "the lab goes away mid-bisection"
+# A bisection that stops without an answer (here every board is gone: the
+# lab is taken down once the bisection has started) is said in the reply,
+# and not started again and again: the gate ends with its verdict.
+"$vlab" make-tree --scenario stable-3.3.1 --seed 3 --out "$work/gone" --truth "$work/gone.json" >/dev/null 2>&1
+mkfifo "$work/gone-started"
+"$rb" gate "$work/w3.yaml" --lab "$lab" --state "$state" --tree "$work/gone" --baseline v3.3 \
+	--candidate v3.3.1-rc1 --bisect 2>"$work/gone.err" \
+	> >(tee "$work/gone.out" | { awk '/^bisection [0-9]+: W3/ { seen = 1; exit } END { print seen ? "seen" : "ended" }' \
+		>"$work/gone-started"; cat >/dev/null; }) &
+background=$!
+event=$(timeout 600 cat "$work/gone-started")
+check "a gate of another history reaches its bisection" test "$event" = seen
+"$rb" lab down "$lab" --state "$state" >/dev/null 2>&1
+if timeout 300 tail --pid="$background" -f /dev/null; then
+	wait "$background"
+	status=$?
+else
+	kill -9 "$background"
+	wait "$background" 2>/dev/null
+	status="still running after 300 s"
+fi
+background=
+check "... with every board gone, the gate still ends: REGRESSION (exit 1)" test "$status" = 1
+check "... after one bisection, not a bisection started again and again" \
+	test "$(grep -c '^bisection [0-9]*: W3' "$work/gone.out")" -eq 1
+check "... its reply says the bisection stopped without a culprit, and why" contains "$work/gone.out" \
+	"W3 ([a-z-]*): the bisection ended .* without a culprit: .*online"
+
 section "a failure that does not come back"
 # One board that hangs once, in the candidate's first run (hang-workload: its
 # 3rd workload tool call): v3.3 against itself fails W3 once (FAIL(hang)).
