@@ -354,30 +354,6 @@ static void launch(struct gate *gate)
 	}
 }
 
-static void start_candidate(struct gate *gate)
-{
-	struct lab_session *session = gate->options.session;
-	struct lab_round_group *group;
-	size_t i;
-
-	lab_round_clear(&gate->round);
-	group = lab_round_add(&gate->round, spec_string(gate->options.spec, "candidate"), NULL, 1);
-	for (i = 0; group && i < session->selected_count; i++)
-		group->boards[group->board_count++] = session->selected[i];
-	progress(gate, "candidate %s: the matrix, %zu boards x %zu workloads",
-		 spec_string(gate->options.spec, "candidate_ref"), session->selected_count,
-		 session->job->workload_count);
-	gate->running = CANDIDATE;
-	launch(gate);
-}
-
-static bool has_result(const struct gate_cell *cell, enum side side)
-{
-	const unsigned int *runs = cell->runs[side];
-
-	return runs[RUN_PASS] + runs[RUN_FAIL] + runs[RUN_SKIP] > 0;
-}
-
 static const char *side_commit(const struct gate *gate, enum side side)
 {
 	return spec_string(gate->options.spec, side == BASELINE ? "baseline" : "candidate");
@@ -386,6 +362,30 @@ static const char *side_commit(const struct gate *gate, enum side side)
 static const char *side_ref(const struct gate *gate, enum side side)
 {
 	return spec_string(gate->options.spec, side == BASELINE ? "baseline_ref" : "candidate_ref");
+}
+
+/* side's whole matrix, one run per cell: every board, every workload. */
+static void start_matrix(struct gate *gate, enum side side)
+{
+	struct lab_session *session = gate->options.session;
+	struct lab_round_group *group;
+	size_t i;
+
+	lab_round_clear(&gate->round);
+	group = lab_round_add(&gate->round, side_commit(gate, side), NULL, 1);
+	for (i = 0; group && i < session->selected_count; i++)
+		group->boards[group->board_count++] = session->selected[i];
+	progress(gate, "%s %s: the matrix, %zu boards x %zu workloads", role_names[side],
+		 side_ref(gate, side), session->selected_count, session->job->workload_count);
+	gate->running = side;
+	launch(gate);
+}
+
+static bool has_result(const struct gate_cell *cell, enum side side)
+{
+	const unsigned int *runs = cell->runs[side];
+
+	return runs[RUN_PASS] + runs[RUN_FAIL] + runs[RUN_SKIP] > 0;
 }
 
 /* The group of this round running workload (every group here runs side's kernel). */
@@ -430,8 +430,7 @@ static bool start_catch_up(struct gate *gate, enum side side)
 	if (asked == 0)
 		return false;
 	progress(gate, "%s %s: %zu cell%s of the matrix without a result, run again",
-		 side == BASELINE ? "baseline" : "candidate", side_ref(gate, side), asked,
-		 asked == 1 ? "" : "s");
+		 role_names[side], side_ref(gate, side), asked, asked == 1 ? "" : "s");
 	gate->running = side;
 	launch(gate);
 	return true;
@@ -450,10 +449,6 @@ static void say_tally(struct gate *gate);
 
 static bool start_baseline_matrix(struct gate *gate)
 {
-	struct lab_session *session = gate->options.session;
-	struct lab_round_group *group;
-	size_t i;
-
 	if (strcmp(side_commit(gate, BASELINE), side_commit(gate, CANDIDATE)) == 0)
 		return false;
 	if (gate->options.resume)
@@ -462,14 +457,7 @@ static bool start_baseline_matrix(struct gate *gate)
 		return false;
 	gate->baseline_matrix_started = true;
 	say_tally(gate);	/* the candidate's matrix */
-	lab_round_clear(&gate->round);
-	group = lab_round_add(&gate->round, side_commit(gate, BASELINE), NULL, 1);
-	for (i = 0; group && i < session->selected_count; i++)
-		group->boards[group->board_count++] = session->selected[i];
-	progress(gate, "baseline %s: the matrix, %zu boards x %zu workloads", side_ref(gate, BASELINE),
-		 session->selected_count, session->job->workload_count);
-	gate->running = BASELINE;
-	launch(gate);
+	start_matrix(gate, BASELINE);
 	return true;
 }
 
@@ -853,7 +841,7 @@ int gate_start(const struct gate_options *options, gate_done_cb done, void *data
 	if (options->resume)
 		resume(gate);
 	else
-		start_candidate(gate);
+		start_matrix(gate, CANDIDATE);
 	return 0;
 }
 
