@@ -219,29 +219,34 @@ static bool only_good_is(const json_t *spec, const char *id)
  * when two come together, as auth-timeout and txdma-stop-fail do); a hang
  * only in the same workload.
  */
-static bool answers_regression(struct gate_review *review, const struct store_bisection *stored,
-			       const json_t *spec, const json_t *answer,
-			       const struct gate_regression *regression, bool exact_only)
+enum answer_kind { NOT_AN_ANSWER, BY_ANOTHER_SYMPTOM, BY_ITS_SYMPTOM };
+
+static enum answer_kind answers_regression(struct gate_review *review, const struct store_bisection *stored,
+					   const json_t *spec, const json_t *answer,
+					   const struct gate_regression *regression)
 {
 	const char *culprit = json_string_value(json_object_get(answer, "culprit"));
 	const char *symptom = json_string_value(json_object_get(spec, "symptom"));
+	bool its_symptom;
 
 	if (stored->state != STORE_BISECTION_DONE || !spec || !answer || !culprit || !symptom ||
 	    !same_text(answer, "state", bisect_state_name(BISECT_FOUND)) ||
 	    !only_good_is(spec, review->baseline_id))
-		return false;
+		return NOT_AN_ANSWER;
 	/* Another symptom this regression shows counts in its own workload
 	 * only: a W2 that loses pings to one patch and now and then times out
 	 * a reconnect to another is not answered by W3's auth-timeout culprit. */
-	if (strcmp(symptom, regression->symptom) != 0 &&
-	    (exact_only || !listed(regression->symptoms, symptom) ||
-	     !same_text(spec, "workload", regression->workload)))
-		return false;
+	its_symptom = strcmp(symptom, regression->symptom) == 0;
+	if (!its_symptom && (!listed(regression->symptoms, symptom) ||
+			     !same_text(spec, "workload", regression->workload)))
+		return NOT_AN_ANSWER;
 	/* a hang says nothing of its cause: only the same workload's is the same */
 	if (strcmp(symptom, "hang") == 0 && !same_text(spec, "workload", regression->workload))
-		return false;
-	return same_text(spec, "bad", review->candidate_id) ||
-	       is_ancestor(review->tree, culprit, review->candidate_id);
+		return NOT_AN_ANSWER;
+	if (!same_text(spec, "bad", review->candidate_id) &&
+	    !is_ancestor(review->tree, culprit, review->candidate_id))
+		return NOT_AN_ANSWER;
+	return its_symptom ? BY_ITS_SYMPTOM : BY_ANOTHER_SYMPTOM;
 }
 
 /* Of this gate's own bisections (its spec's "gate"), or stored ones before it. */
@@ -250,63 +255,56 @@ static bool of_this_gate(const struct gate_review *review, const json_t *spec)
 	return json_integer_value(json_object_get(spec, "gate")) == review->gate_id;
 }
 
-/* The newest stored bisection that answers regression (tracking its own
- * symptom, or with exact_only false another it shows): its id, with its
- * answer (a new reference) and whether this gate ran it; 0 when none does. */
-static int64_t answering_bisection(struct gate_review *review, const struct gate_regression *regression,
-				   bool exact_only, json_t **answer_out, bool *this_gate)
+/* What the stored bisections say of a regression: the one that answers it
+ * (the newest tracking its symptom, else the newest tracking another it
+ * shows), and whether this gate ran it; else this gate's own finished
+ * bisection of it, whatever it found. Answers are new references. */
+struct stored_answers {
+	int64_t id;			/* the answering bisection; 0: none */
+	json_t *answer;
+	bool this_gate;
+	json_t *tried;			/* this gate's, no answer: what it said; NULL: none */
+};
+
+static void take_answer(struct stored_answers *out, int64_t id, json_t *answer, bool this_gate)
+{
+	json_decref(out->answer);
+	*out = (struct stored_answers){ .id = id, .answer = json_incref(answer), .this_gate = this_gate,
+					.tried = out->tried };
+}
+
+/* One pass over the store, newest first, until an answer by its symptom. */
+static void find_stored_answers(struct gate_review *review, const struct gate_regression *regression,
+				struct stored_answers *out)
 {
 	struct store_bisection stored = { 0 };
-	int64_t id, found = 0;
+	bool by_its_symptom = false;
+	int64_t id;
 
-	*answer_out = NULL;
+	*out = (struct stored_answers){ 0 };
 	if (store_bisection_latest(review->session->store, &stored) != 0)
-		return 0;
-	for (id = stored.id; id > 0 && !found; id--) {
+		return;
+	for (id = stored.id; id > 0 && !by_its_symptom; id--) {
 		json_t *spec, *answer;
+		enum answer_kind kind;
 
 		store_bisection_release(&stored);
 		if (store_bisection_get(review->session->store, id, &stored) != 0)
 			continue;
 		spec = json_loads(stored.spec, 0, NULL);
-		answer = stored.answer ? json_loads(stored.answer, 0, NULL) : NULL;
-		if (answers_regression(review, &stored, spec, answer, regression, exact_only)) {
-			found = id;
-			*answer_out = json_incref(answer);
-			*this_gate = of_this_gate(review, spec);
-		}
+		answer = json_loads(stored.answer ? stored.answer : "{}", 0, NULL);
+		kind = answers_regression(review, &stored, spec, answer, regression);
+		by_its_symptom = kind == BY_ITS_SYMPTOM;
+		if (by_its_symptom || (kind == BY_ANOTHER_SYMPTOM && !out->id))
+			take_answer(out, id, answer, of_this_gate(review, spec));
+		else if (!out->tried && stored.state == STORE_BISECTION_DONE && of_this_gate(review, spec) &&
+			 same_text(spec, "workload", regression->workload) &&
+			 same_text(spec, "symptom", regression->symptom))
+			out->tried = json_incref(answer);
 		json_decref(spec);
 		json_decref(answer);
 	}
 	store_bisection_release(&stored);
-	return found;
-}
-
-/* This gate's finished bisection of regression (same workload and symptom),
- * whatever it found: its answer (a new reference), or NULL when it ran none. */
-static json_t *tried_in_this_gate(struct gate_review *review, const struct gate_regression *regression)
-{
-	struct store_bisection stored = { 0 };
-	json_t *found = NULL;
-	int64_t id;
-
-	if (store_bisection_latest(review->session->store, &stored) != 0)
-		return NULL;
-	for (id = stored.id; id > 0 && !found; id--) {
-		json_t *spec;
-
-		store_bisection_release(&stored);
-		if (store_bisection_get(review->session->store, id, &stored) != 0)
-			continue;
-		spec = json_loads(stored.spec, 0, NULL);
-		if (stored.state == STORE_BISECTION_DONE && of_this_gate(review, spec) &&
-		    same_text(spec, "workload", regression->workload) &&
-		    same_text(spec, "symptom", regression->symptom))
-			found = json_loads(stored.answer ? stored.answer : "{}", 0, NULL);
-		json_decref(spec);
-	}
-	store_bisection_release(&stored);
-	return found;
 }
 
 static int load_queue_graph(struct gate_review *review)
@@ -524,31 +522,32 @@ static int bisect_regressions(struct gate_review *review)
 	review->culprit_count = 0;
 	review->bisect_note[0] = '\0';
 	for (i = 0; i < count; i++) {
-		json_t *found;
-		bool this_gate = false;
-		int64_t id;
+		struct stored_answers stored;
+		json_t *stopped;
 
 		regression = &answer->regressions[i];
 		if (!regression->confirmed)
 			continue;
-		if ((id = answering_bisection(review, regression, true, &found, &this_gate)) ||
-		    (id = answering_bisection(review, regression, false, &found, &this_gate))) {
+		find_stored_answers(review, regression, &stored);
+		if (stored.id) {
 			settled[i] = true;
-			if (!this_gate && !review->passes)
+			if (!stored.this_gate && !review->passes)
 				printf("%s%s (%s) was bisected before: bisection %" PRId64 " named %.12s, which this "
 				       "candidate holds; not bisected again\n", review->prefix, regression->workload,
-				       regression->symptom, id,
-				       json_string_value(json_object_get(found, "culprit")) ?: "?");
-			add_culprit(review, regression, id, found, !this_gate);
-		} else if ((found = tried_in_this_gate(review, regression))) {
+				       regression->symptom, stored.id,
+				       json_string_value(json_object_get(stored.answer, "culprit")) ?: "?");
+			add_culprit(review, regression, stored.id, stored.answer, !stored.this_gate);
+		} else if (stored.tried) {
 			settled[i] = true;
-			note_no_culprit(review, found, regression);
+			note_no_culprit(review, stored.tried, regression);
 		} else if (review->attempted && review->attempted[i]) {
 			settled[i] = true;
-			found = stopped_answer(review, review->attempted[i]);
-			note_no_culprit(review, found, regression);
+			stopped = stopped_answer(review, review->attempted[i]);
+			note_no_culprit(review, stopped, regression);
+			json_decref(stopped);
 		}
-		json_decref(found);
+		json_decref(stored.answer);
+		json_decref(stored.tried);
 	}
 	review->passes++;
 	if ((regression = gate_regression_to_bisect(answer, settled))) {
