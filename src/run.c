@@ -979,27 +979,21 @@ static void upload_next(struct run *run, int status, const char *error_text)
  * of plain characters with no ".." whose last part has the template's shape
  * (it is removed with rm -rf afterwards, and the board's TMPDIR is the
  * board's to set). */
+#define ALNUM "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 static int take_remote_dir(struct run *run, const char *text, size_t length)
 {
-	static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-	static const char path_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-					 "/._-+";
 	size_t name_length = strlen(REMOTE_WORKLOAD_NAME), suffix;
 	const char *script = strrchr(run->spec.workload->script, '/'), *name;
 
 	while (length && (text[length - 1] == '\n' || text[length - 1] == '\r'))
 		length--;
 	if (length < 2 || length >= sizeof(run->remote_dir) || text[0] != '/' ||
-	    strspn(text, path_chars) != length || memmem(text, length, "/../", 4))
+	    strspn(text, ALNUM "/._-+") != length || memmem(text, length, "/../", 4))
 		return -EPROTO;
-	name = text + length;
-	while (name[-1] != '/')
-		name--;
+	name = (const char *)memrchr(text, '/', length) + 1;	/* text[0] is one */
 	suffix = (size_t)(text + length - name);
-	if (suffix <= name_length || strncmp(name, REMOTE_WORKLOAD_NAME, name_length) != 0)
-		return -EPROTO;
-	suffix -= name_length;
-	if (suffix < 6 || strspn(name + name_length, alnum) != suffix)
+	if (suffix < name_length + 6 || strncmp(name, REMOTE_WORKLOAD_NAME, name_length) != 0 ||
+	    strspn(name + name_length, ALNUM) != suffix - name_length)
 		return -EPROTO;
 	memcpy(run->remote_dir, text, length);
 	run->remote_dir[length] = '\0';

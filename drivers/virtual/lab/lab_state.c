@@ -194,11 +194,6 @@ static int prepare_board(const struct lab_state *state, const struct lab_board *
 		snprintf(error, error_len, "cannot create %s: %s", dir, strerror(-rc));
 		return rc;
 	}
-	snprintf(key, sizeof(key), "%s/" BOARD_HOST_TMP_DIR, dir);
-	if ((rc = path_make_dirs(key)) != 0) {
-		snprintf(error, error_len, "cannot create %s: %s", key, strerror(-rc));
-		return rc;
-	}
 	snprintf(key, sizeof(key), "%s/ssh_host_ed25519_key", dir);
 	if ((rc = make_key(key, board->name, error, error_len)) != 0)
 		return rc;
