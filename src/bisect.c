@@ -1,5 +1,6 @@
 /* bisect.c - the bisection engine: belief over the first bad commit, next commits, stop; see bisect.h. */
 #include "bisect.h"
+#include "noise_model.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -7,18 +8,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #define NO_POSITION SIZE_MAX
 #define BITS_PER_WORD 64
-
-/*
- * A rate of exactly 0 or 1 (p = 1, epsilon = 0) would declare some results
- * impossible, and one mislabelled run would then leave no hypothesis
- * standing and the arithmetic with 0/0. Held this far from 0 and 1, such a
- * result stays overwhelming evidence (a factor of a billion) while every
- * hypothesis stays alive and every number finite.
- */
-#define PROBABILITY_FLOOR 1e-9
+#define PROBABILITY_FLOOR NOISE_PROBABILITY_FLOOR
 
 /*
  * Proposals for up to this many boards are chosen by maximising the mutual
@@ -29,15 +23,19 @@
 #define JOINT_SEARCH_MAX_BOARDS 8
 #define MAX_RESULT_PATTERNS (1u << JOINT_SEARCH_MAX_BOARDS)
 /*
- * When p is learned, each hypothesis has its own estimate of p, and they
- * differ where it matters: a hypothesis that blames a commit which kept
- * passing survives only with a low p, so a run there tells less than the
- * overall p promises, and a run at the bad end, which every hypothesis
- * calls bad, still tells them apart by how often it fails. Hypotheses are
- * grouped by their estimate of p into this many bins.
+ * The rates differ between hypotheses, and between the kinds of test of the
+ * noise model under one hypothesis: a hypothesis that blames a commit which
+ * kept passing survives only with a low p; under "deterministic" a repeat
+ * tells nothing, under "flaky" it tells a lot. So the information of a
+ * batch is about the first bad commit and about the rates at once: each
+ * hypothesis is split by kind of test, and the parts are grouped into cells
+ * by their estimates of p (FAIL_RATE_BINS bins of equal width) and of
+ * epsilon (FALSE_FAIL_BINS bins, split where the kinds of test differ).
  */
 #define FAIL_RATE_BINS 8
-#define MAX_GROUPS (MAX_RESULT_PATTERNS * FAIL_RATE_BINS)
+#define FALSE_FAIL_BINS 4
+#define RATE_CELLS (FAIL_RATE_BINS * FALSE_FAIL_BINS)
+#define MAX_GROUPS (MAX_RESULT_PATTERNS * RATE_CELLS)
 /* Steepest-ascent passes over a batch: the quantile start is close to the
  * optimum, so a few passes reach it; the bound keeps bisect_next fast. A
  * pass that gains less than this share of the information ends the search:
@@ -51,6 +49,15 @@
  * even at p = 0.05, promises hundreds of times this.
  */
 #define MIN_USEFUL_INFORMATION 1e-4
+/* The prior share of "no regression" when the ends are not trusted: a user
+ * who saw the bad end fail is usually right, but flaky tests make ghosts. */
+#define NO_REGRESSION_PRIOR 0.1
+/* Confirmation heeds a kind of test while its posterior share, given the
+ * answer, is at least this: below it, its objection is itself unlikely. */
+#define CONFIRMATION_PLAUSIBLE 0.01
+/* More passes than this are never asked of one parent: a commit that needs
+ * them is beyond any budget, and the bisection ends on it. */
+#define MAX_CONFIRMATION_PASSES 4096
 
 /* ---- small helpers --------------------------------------------------------- */
 
@@ -120,24 +127,7 @@ static uint64_t hash_string(const char *text)
 
 static double clamp_probability(double value)
 {
-	if (value < PROBABILITY_FLOOR)
-		return PROBABILITY_FLOOR;
-	if (value > 1 - PROBABILITY_FLOOR)
-		return 1 - PROBABILITY_FLOOR;
-	return value;
-}
-
-/* lgamma_r, not lgamma: lgamma writes the global signgam. */
-static double log_gamma(double value)
-{
-	int sign;
-
-	return lgamma_r(value, &sign);
-}
-
-static double log_beta(double a, double b)
-{
-	return log_gamma(a) + log_gamma(b) - log_gamma(a + b);
+	return noise_clamp_probability(value);
 }
 
 static double entropy_term(double probability)
@@ -162,6 +152,8 @@ struct bisect_graph {
 	size_t *chain_head;            /* position -> position of its chain head */
 	size_t *parent_count;          /* position -> parents among candidates */
 	size_t *single_parent;         /* position -> its parent's position, if one */
+	size_t *parent_first;          /* position -> its parents in parent_list; count + 1 */
+	size_t *parent_list;           /* parents' positions */
 	size_t *head_bitset_index;     /* position of a head -> its row in head_ancestors */
 	uint64_t *head_ancestors;      /* one row of `words` per chain head */
 	uint64_t *tie_key;             /* position -> tie-break key */
@@ -174,26 +166,27 @@ typedef double fail_count_distribution[JOINT_SEARCH_MAX_BOARDS + 1];
  * Everything the enumeration of a batch's result combinations needs: the
  * groups of hypotheses (see group_masses) and, per group and per commit of
  * the batch, the distribution of its number of FAILs. Kept in the scratch
- * space, not on the stack; there are never more groups than hypotheses, so
- * a small history needs small tables.
+ * space, not on the stack; there are never more groups than hypotheses
+ * times kinds of test, so a small history needs small tables.
  */
 struct outcome_walk {
 	size_t slot_count;
 	size_t group_count;
 	size_t group_capacity;
 	unsigned repeats[JOINT_SEARCH_MAX_BOARDS];
-	double table_mass[MAX_GROUPS];        /* by pattern * FAIL_RATE_BINS + bin */
-	double table_fail_mass[MAX_GROUPS];
-	fail_count_distribution pmf_good[JOINT_SEARCH_MAX_BOARDS];
+	double table_mass[MAX_GROUPS];        /* by pattern * RATE_CELLS + cell */
+	double table_fail_mass[MAX_GROUPS];   /* ... sum of mass * p */
+	double table_false_mass[MAX_GROUPS];  /* ... sum of mass * epsilon */
 	size_t *group_pattern;                /* the non-empty groups, compacted */
 	double *group_mass;
-	fail_count_distribution *pmf_bad;     /* group * JOINT_SEARCH_MAX_BOARDS + slot */
+	fail_count_distribution *pmf;         /* group * JOINT_SEARCH_MAX_BOARDS + slot */
 	double *partial;                      /* depth * group_capacity + group */
 };
 
 /* What the evidence says, refreshed after every result. */
 struct bisect_summary {
 	enum bisect_state state;
+	bool confirming;
 	size_t best_position;
 	double best_probability;
 	double fail_rate_estimate;
@@ -203,30 +196,50 @@ struct bisect_summary {
 	size_t undecided_count;
 };
 
+/* One hypothesis split by kind of test, as the batch information sees it. */
+struct rate_part {
+	double mass;
+	double fail_rate;              /* E[p | hypothesis, kind of test] */
+	double false_fail_rate;        /* E[epsilon | ...] */
+	unsigned char cell;
+};
+
 /* Buffers bisect_next reuses, so that a call allocates nothing. */
 struct bisect_scratch {
 	double *ancestor_mass;         /* position -> P(commit is bad) */
-	double *fail_rate_given;       /* position -> E[p | it is the first bad commit] */
-	unsigned char *fail_rate_bin;  /* position -> its bin of fail_rate_given */
+	struct rate_part *parts;       /* position * kinds + kind */
 	double *word_mass;             /* word of positions -> its probability */
-	double *word_bin_mass;         /* word * FAIL_RATE_BINS + bin -> probability */
-	double *word_bin_fail_mass;    /* ... -> sum of probability * fail_rate_given */
+	double *word_cell_mass;        /* word * RATE_CELLS + cell -> probability */
+	double *word_cell_fail_mass;   /* ... -> sum of probability * p */
+	double *word_cell_false_mass;  /* ... -> sum of probability * epsilon */
 	struct outcome_walk *walk;     /* batch_information's tables */
 	struct line_entry *line;       /* testable commits by ancestor mass */
 	uint64_t *membership;          /* JOINT_SEARCH_MAX_BOARDS ancestor bitsets */
 	uint64_t *ancestors;           /* one ancestor bitset */
 };
 
+/* A hypothesis outside the candidates ("no regression", "the good end is
+ * bad"): its prior, its evidence and its kinds of test. */
+struct outside_hypothesis {
+	double log_prior;
+	double log_evidence;
+	double component_log[NOISE_MAX_COMPONENTS];
+	double probability;
+};
+
 struct bisect {
 	struct bisect_graph graph;
 	size_t bad_position;
 	struct bisect_options options;
+	struct noise_model noise;
 
 	/* Evidence. Under hypothesis "c is the first bad commit", the runs at
 	 * commits that are then bad are fails/passes_where_bad[c]; the rest of
 	 * the candidate runs, and every good-end run, were at good commits. */
 	unsigned *fails_where_bad;
 	unsigned *passes_where_bad;
+	unsigned *fails_at;            /* position -> its own FAILs */
+	unsigned *passes_at;           /* position -> its own PASSes */
 	unsigned candidate_fails;
 	unsigned candidate_passes;
 	unsigned good_end_fails;
@@ -236,22 +249,20 @@ struct bisect {
 	bool *ran;                     /* position -> got a PASS or FAIL */
 	size_t skipped_count;
 
-	/* Belief: position -> probability of being the first bad commit. */
+	/* Belief: position -> probability of being the first bad commit; and
+	 * per position, log P(runs | it), and per kind of test log of its
+	 * weight times P(runs | it, that kind). */
 	double *probability;
-	double no_regression_probability;
+	double *log_evidence;
+	double *component_log;         /* position * kinds + kind */
+	struct outside_hypothesis no_regression;
+	struct outside_hypothesis good_end_bad;
 	struct bisect_summary summary;
 	struct bisect_scratch scratch;
 
-	/* Rates as the model uses them, clamped (PROBABILITY_FLOOR). */
-	bool learn_fail_rate_when_bad;
-	bool learn_fail_rate_when_good;
-	double fail_rate_when_bad;
-	double fail_rate_when_good;
-	double good_prior_alpha;
-	double good_prior_beta;
-	double log_beta_of_prior;      /* log B(alpha, beta) of p's prior */
 	double log_prior_commit;
-	double log_prior_no_regression;
+	unsigned max_runs;             /* the budget in force: options' or the default */
+	unsigned bad_end_budget;       /* passes of a bad end that never fails */
 };
 
 struct line_entry {
@@ -266,26 +277,36 @@ void bisect_options_init(struct bisect_options *options)
 {
 	memset(options, 0, sizeof(*options));
 	options->confidence = 0.99;
-	options->fail_rate_when_good = 0.001;
-	options->fail_rate_when_bad = 0;
-	/*
-	 * Beta(1, 2) on p: mean 1/3, half its mass below 0.3. The danger in a
-	 * flaky bisection is a few early FAILs making p look high, so that the
-	 * PASSes of bad commits look like proof that they are good. Measured
-	 * (N = 100 with merges, k = 1, 2000 seeded trials at confidence 0.99,
-	 * p = 0.3): a prior leaning to high p, Beta(2, 1), was right 97.7 % of
-	 * the time; uniform, 99.05 %; Beta(1, 2), 99.6 %, for 18 % more runs at
-	 * p = 0.3 and a third more (22 instead of 16.5) when the regression
-	 * shows every time. A "deterministic or flaky" mixture made p = 1 fast
-	 * but was right only 97.7 % of the time at p = 0.3. When p is known,
-	 * fix it instead (fail_rate_when_bad).
-	 */
-	options->fail_rate_prior_alpha = 1;
-	options->fail_rate_prior_beta = 2;
-	options->fail_rate_when_good_prior_runs = 0;
-	options->no_regression_prior = 0;
+	options->fail_rate_when_bad = BISECT_LEARNED;
+	options->fail_rate_when_good = BISECT_LEARNED;
+	options->trust_ends = false;
+	options->confirm = true;
 	options->max_runs = 0;
 	options->seed = 0;
+}
+
+void bisect_options_deterministic(struct bisect_options *options)
+{
+	options->fail_rate_when_bad = 1;
+	options->fail_rate_when_good = 0;
+	options->trust_ends = true;
+	options->confirm = false;
+}
+
+/*
+ * Runs per bit the default budget allows: the runs a test with p = 0.1 and
+ * epsilon = 0.01 needs per bit it teaches at best (1/0.0326) times three,
+ * and round. Bits: those that name one of the candidates with the
+ * confidence (log2 N + log2 1/(1 - confidence)).
+ */
+#define DEFAULT_BUDGET_RUNS_PER_BIT 100
+
+unsigned bisect_default_max_runs(size_t count, double confidence)
+{
+	double bits = log2((double)count + 2) - log2(1 - confidence);
+	double runs = ceil(bits * DEFAULT_BUDGET_RUNS_PER_BIT);
+
+	return runs > UINT_MAX - 1 ? UINT_MAX - 1 : (unsigned)runs;
 }
 
 /* Finite and in [low, high). NaN fails every comparison, so it is out. */
@@ -294,48 +315,77 @@ static bool is_in_half_open(double value, double low, double high)
 	return isfinite(value) && value >= low && value < high;
 }
 
+static bool is_learned(double rate)
+{
+	return rate == BISECT_LEARNED;
+}
+
 static int options_validate(const struct bisect_options *options)
 {
+	double p = options->fail_rate_when_bad, epsilon = options->fail_rate_when_good;
+
 	if (!is_in_half_open(options->confidence, 0, 1) || options->confidence == 0)
 		return -EINVAL;
-	if (!is_in_half_open(options->fail_rate_when_good, 0, 1))
+	if (!is_learned(epsilon) && !is_in_half_open(epsilon, 0, 1))
 		return -EINVAL;
-	if (!is_in_half_open(options->fail_rate_when_bad, 0, 1) && options->fail_rate_when_bad != 1)
+	if (!is_learned(p) && !(isfinite(p) && p > 0 && p <= 1))
 		return -EINVAL;
 	/* p <= epsilon would make bad commits the quiet ones: a different model. */
-	if (options->fail_rate_when_bad > 0 &&
-	    options->fail_rate_when_bad <= options->fail_rate_when_good)
-		return -EINVAL;
-	if (!isfinite(options->fail_rate_prior_alpha) || options->fail_rate_prior_alpha <= 0 ||
-	    !isfinite(options->fail_rate_prior_beta) || options->fail_rate_prior_beta <= 0)
-		return -EINVAL;
-	if (!isfinite(options->fail_rate_when_good_prior_runs) ||
-	    options->fail_rate_when_good_prior_runs < 0)
-		return -EINVAL;
-	if (!is_in_half_open(options->no_regression_prior, 0, 1))
+	if (!is_learned(p) && !is_learned(epsilon) && p <= epsilon)
 		return -EINVAL;
 	return 0;
+}
+
+/*
+ * Runs of a bad end that never fails, after which "no regression" is the
+ * answer: a regression would have shown a FAIL by then with the confidence,
+ * under the prior over p (a deterministic test on the first run; one with p
+ * stated, after log(1 - C) / log(1 - p) runs).
+ */
+static unsigned bad_end_budget_of(const struct noise_model *noise, double confidence)
+{
+	double total_weight = 0;
+
+	for (size_t i = 0; i < noise->count; i++)
+		total_weight += exp(noise->components[i].log_weight);
+	for (unsigned n = 1; n < MAX_CONFIRMATION_PASSES; n++) {
+		double all_pass = 0;
+		for (size_t i = 0; i < noise->count; i++)
+			all_pass += exp(noise->components[i].log_weight) *
+				    rate_prior_all_pass_probability(&noise->components[i].when_bad, 0, 0, n);
+		if (all_pass <= (1 - confidence) * total_weight)
+			return n;
+	}
+	return MAX_CONFIRMATION_PASSES;
 }
 
 static void model_from_options(struct bisect *bisect)
 {
 	const struct bisect_options *options = &bisect->options;
-	double epsilon = clamp_probability(options->fail_rate_when_good);
+	double candidates = (double)bisect->graph.count;
 
-	bisect->learn_fail_rate_when_bad = options->fail_rate_when_bad == 0;
-	bisect->fail_rate_when_bad = clamp_probability(options->fail_rate_when_bad);
-	bisect->learn_fail_rate_when_good = options->fail_rate_when_good_prior_runs > 0;
-	bisect->fail_rate_when_good = epsilon;
-	bisect->good_prior_alpha = epsilon * options->fail_rate_when_good_prior_runs;
-	bisect->good_prior_beta = (1 - epsilon) * options->fail_rate_when_good_prior_runs;
-	bisect->log_beta_of_prior =
-		log_beta(options->fail_rate_prior_alpha, options->fail_rate_prior_beta);
+	noise_model_default(&bisect->noise);
+	if (!is_learned(options->fail_rate_when_bad))
+		noise_model_state_fail_rate_when_bad(&bisect->noise, options->fail_rate_when_bad);
+	if (!is_learned(options->fail_rate_when_good))
+		noise_model_state_fail_rate_when_good(&bisect->noise, options->fail_rate_when_good);
 
-	/* Every candidate is a priori as likely as any other (git's count). */
-	double commit_share = 1 - options->no_regression_prior;
-	bisect->log_prior_commit = log(commit_share / (double)bisect->graph.count);
-	bisect->log_prior_no_regression =
-		options->no_regression_prior > 0 ? log(options->no_regression_prior) : -INFINITY;
+	/* Every candidate is a priori as likely as any other (git's count);
+	 * "the good end is bad" is one more commit, older than them all. */
+	if (options->trust_ends) {
+		bisect->log_prior_commit = -log(candidates);
+		bisect->no_regression.log_prior = -INFINITY;
+		bisect->good_end_bad.log_prior = -INFINITY;
+	} else {
+		double nr = getenv("XP_NONE_PRIOR") ? atof(getenv("XP_NONE_PRIOR")) : NO_REGRESSION_PRIOR; /* EXPLORATION */
+		bisect->log_prior_commit = log((1 - nr) / (candidates + 1));
+		bisect->no_regression.log_prior = log(nr);
+		bisect->good_end_bad.log_prior = bisect->log_prior_commit;
+	}
+	bisect->max_runs = options->max_runs ? options->max_runs
+					     : bisect_default_max_runs(bisect->graph.count,
+								       options->confidence);
+	bisect->bad_end_budget = bad_end_budget_of(&bisect->noise, options->confidence);
 }
 
 /* ---- the candidate graph --------------------------------------------------- */
@@ -524,6 +574,8 @@ static void graph_free(struct bisect_graph *graph)
 	free(graph->chain_head);
 	free(graph->parent_count);
 	free(graph->single_parent);
+	free(graph->parent_first);
+	free(graph->parent_list);
 	free(graph->head_bitset_index);
 	free(graph->head_ancestors);
 	free(graph->tie_key);
@@ -538,10 +590,12 @@ static int graph_allocate(struct bisect_graph *graph, size_t count)
 	graph->chain_head = calloc(count, sizeof(size_t));
 	graph->parent_count = calloc(count, sizeof(size_t));
 	graph->single_parent = calloc(count, sizeof(size_t));
+	graph->parent_first = calloc(count + 1, sizeof(size_t));
 	graph->head_bitset_index = calloc(count, sizeof(size_t));
 	graph->tie_key = calloc(count, sizeof(uint64_t));
 	if (!graph->position_of || !graph->commit_at || !graph->chain_head ||
-	    !graph->parent_count || !graph->single_parent || !graph->head_bitset_index ||
+	    !graph->parent_count || !graph->single_parent || !graph->parent_first ||
+	    !graph->head_bitset_index ||
 	    !graph->tie_key)
 		return -ENOMEM;
 	return 0;
@@ -566,8 +620,18 @@ static int index_positions(struct bisect_graph *graph, const struct adjacency *a
 		graph->chain_head[position] =
 			is_head[commit] ? position : graph->chain_head[position - 1];
 		graph->head_bitset_index[position] = is_head[commit] ? heads++ : NO_POSITION;
+		graph->parent_first[position + 1] = graph->parent_first[position] + parents;
 		uint64_t identity = commits[commit].id ? hash_string(commits[commit].id) : commit;
 		graph->tie_key[position] = mix64(identity ^ mix64(seed));
+	}
+	graph->parent_list = calloc(graph->parent_first[graph->count] + 1, sizeof(size_t));
+	if (!graph->parent_list)
+		return -ENOMEM;
+	for (size_t position = 0; position < graph->count; position++) {
+		size_t commit = graph->commit_at[position], next = graph->parent_first[position];
+		for (size_t i = adjacency->parent_start[commit]; i < adjacency->parent_start[commit + 1];
+		     i++)
+			graph->parent_list[next++] = graph->position_of[adjacency->parents[i]];
 	}
 	if (heads > SIZE_MAX / sizeof(uint64_t) / graph->words)
 		return -ENOMEM;
@@ -616,124 +680,153 @@ static int check_bad_reaches_all(const struct bisect_graph *graph, size_t bad_po
 
 /* ---- belief ---------------------------------------------------------------- */
 
-/* Posterior mean of a Beta(alpha, beta) rate after these runs. */
-static double beta_posterior_mean(double alpha, double beta, double fails, double passes)
-{
-	return (alpha + fails) / (alpha + beta + fails + passes);
-}
-
-/* log of P(these runs at commits that are bad): Beta-binomial when p is
- * learned (p integrated out), binomial when it is fixed. */
-static double log_likelihood_at_bad(const struct bisect *bisect, double fails, double passes)
-{
-	const struct bisect_options *options = &bisect->options;
-
-	if (!bisect->learn_fail_rate_when_bad)
-		return fails * log(bisect->fail_rate_when_bad) +
-		       passes * log1p(-bisect->fail_rate_when_bad);
-	return log_beta(options->fail_rate_prior_alpha + fails,
-			options->fail_rate_prior_beta + passes) -
-	       bisect->log_beta_of_prior;
-}
-
-/* E[p | these runs at commits that are bad]. */
-static double fail_rate_when_bad_mean(const struct bisect *bisect, double fails, double passes)
-{
-	const struct bisect_options *options = &bisect->options;
-
-	if (!bisect->learn_fail_rate_when_bad)
-		return options->fail_rate_when_bad;
-	return beta_posterior_mean(options->fail_rate_prior_alpha, options->fail_rate_prior_beta,
-				   fails, passes);
-}
-
-/* log of P(these runs at commits that are good), epsilon integrated out or
- * fixed. Counts are doubles: sums of counters may pass UINT_MAX. */
-static double log_likelihood_at_good(const struct bisect *bisect, double fails, double passes)
-{
-	if (bisect->learn_fail_rate_when_good)
-		return log_beta(bisect->good_prior_alpha + fails, bisect->good_prior_beta + passes) -
-		       log_beta(bisect->good_prior_alpha, bisect->good_prior_beta);
-	return fails * log(bisect->fail_rate_when_good) +
-	       passes * log1p(-bisect->fail_rate_when_good);
-}
-
-static double log_weight_of(const struct bisect *bisect, size_t position)
+/* The runs as hypothesis "the commit at `position` is the first bad one"
+ * sees them. */
+static void counts_under(const struct bisect *bisect, size_t position, struct noise_counts *counts)
 {
 	double fails_bad = bisect->fails_where_bad[position];
 	double passes_bad = bisect->passes_where_bad[position];
-	double fails_good = (double)bisect->candidate_fails - fails_bad + bisect->good_end_fails;
-	double passes_good = (double)bisect->candidate_passes - passes_bad + bisect->good_end_passes;
 
-	return bisect->log_prior_commit + log_likelihood_at_bad(bisect, fails_bad, passes_bad) +
-	       log_likelihood_at_good(bisect, fails_good, passes_good);
+	counts->fails_bad = fails_bad;
+	counts->passes_bad = passes_bad;
+	counts->fails_good = (double)bisect->candidate_fails - fails_bad + bisect->good_end_fails;
+	counts->passes_good = (double)bisect->candidate_passes - passes_bad + bisect->good_end_passes;
 }
 
-static double log_weight_of_no_regression(const struct bisect *bisect)
+/* "No regression": every run was at a good commit. */
+static void counts_under_no_regression(const struct bisect *bisect, struct noise_counts *counts)
 {
-	return bisect->log_prior_no_regression +
-	       log_likelihood_at_good(bisect, (double)bisect->candidate_fails + bisect->good_end_fails,
-				      (double)bisect->candidate_passes + bisect->good_end_passes);
+	*counts = (struct noise_counts){
+		.fails_good = (double)bisect->candidate_fails + bisect->good_end_fails,
+		.passes_good = (double)bisect->candidate_passes + bisect->good_end_passes,
+	};
 }
 
-/* The posterior from the counts, normalised in log space so that no
- * sequence of results, however long or extreme, underflows to 0/0. */
+/* "The good end is bad": every run was at a bad commit. */
+static void counts_under_good_end_bad(const struct bisect *bisect, struct noise_counts *counts)
+{
+	*counts = (struct noise_counts){
+		.fails_bad = (double)bisect->candidate_fails + bisect->good_end_fails,
+		.passes_bad = (double)bisect->candidate_passes + bisect->good_end_passes,
+	};
+}
+
+static bool same_counts(const struct noise_counts *a, const struct noise_counts *b)
+{
+	return a->fails_bad == b->fails_bad && a->passes_bad == b->passes_bad &&
+	       a->fails_good == b->fails_good && a->passes_good == b->passes_good;
+}
+
+static double weigh_outside(const struct bisect *bisect, struct outside_hypothesis *hypothesis,
+			    const struct noise_counts *counts)
+{
+	if (!isfinite(hypothesis->log_prior)) {
+		hypothesis->log_evidence = -INFINITY;
+		return -INFINITY;
+	}
+	hypothesis->log_evidence =
+		noise_model_log_evidence(&bisect->noise, counts, hypothesis->component_log);
+	return hypothesis->log_prior + hypothesis->log_evidence;
+}
+
+/*
+ * The posterior from the counts, normalised in log space so that no
+ * sequence of results, however long or extreme, underflows to 0/0. Commits
+ * of one chain between two tested commits see the same counts, so each
+ * stretch is scored once.
+ */
 static void recompute_probabilities(struct bisect *bisect)
 {
-	size_t count = bisect->graph.count;
+	size_t count = bisect->graph.count, kinds = bisect->noise.count;
 	double *log_weight = bisect->probability;
-	double log_none = log_weight_of_no_regression(bisect);
-	double largest = log_none;
+	struct noise_counts counts, previous = { -1, -1, -1, -1 };
+	double largest = -INFINITY, total = 0;
 
 	for (size_t position = 0; position < count; position++) {
-		log_weight[position] = log_weight_of(bisect, position);
+		double *component_log = bisect->component_log + position * kinds;
+
+		counts_under(bisect, position, &counts);
+		if (position > 0 && same_counts(&counts, &previous)) {
+			memcpy(component_log, component_log - kinds, kinds * sizeof(double));
+			bisect->log_evidence[position] = bisect->log_evidence[position - 1];
+		} else {
+			bisect->log_evidence[position] =
+				noise_model_log_evidence(&bisect->noise, &counts, component_log);
+			previous = counts;
+		}
+		log_weight[position] = bisect->log_prior_commit + bisect->log_evidence[position];
 		if (log_weight[position] > largest)
 			largest = log_weight[position];
 	}
-	double total = 0;
+	counts_under_no_regression(bisect, &counts);
+	double log_none = weigh_outside(bisect, &bisect->no_regression, &counts);
+	counts_under_good_end_bad(bisect, &counts);
+	double log_older = weigh_outside(bisect, &bisect->good_end_bad, &counts);
+	largest = fmax(largest, fmax(log_none, log_older));
+
 	for (size_t position = 0; position < count; position++) {
 		log_weight[position] = exp(log_weight[position] - largest);
 		total += log_weight[position];
 	}
 	double none = isfinite(log_none) ? exp(log_none - largest) : 0;
-	total += none;
+	double older = isfinite(log_older) ? exp(log_older - largest) : 0;
+	total += none + older;
 	for (size_t position = 0; position < count; position++)
 		bisect->probability[position] = log_weight[position] / total;
-	bisect->no_regression_probability = none / total;
+	bisect->no_regression.probability = none / total;
+	bisect->good_end_bad.probability = older / total;
 }
 
-/* Posterior means of p and epsilon, averaged over the hypotheses: what the
- * runs say the rates are. A fixed rate is its own estimate. */
+/* P(kind of test | the hypothesis, the runs), from its component logs. */
+static double kind_share(const double *component_log, double log_evidence, size_t kind)
+{
+	return exp(component_log[kind] - log_evidence);
+}
+
+/* E[p] and E[epsilon] under one hypothesis, added with weight `mass`. */
+static void add_rate_estimates(const struct bisect *bisect, const double *component_log,
+			       double log_evidence, const struct noise_counts *counts, double mass,
+			       double *p, double *epsilon)
+{
+	if (mass <= 0 || !isfinite(log_evidence))
+		return;
+	for (size_t kind = 0; kind < bisect->noise.count; kind++) {
+		const struct noise_component *component = &bisect->noise.components[kind];
+		double share = mass * kind_share(component_log, log_evidence, kind);
+
+		*p += share * rate_prior_posterior_mean(&component->when_bad, counts->fails_bad,
+							counts->passes_bad);
+		*epsilon += share * rate_prior_posterior_mean(&component->when_good,
+							      counts->fails_good,
+							      counts->passes_good);
+	}
+}
+
+/* Posterior means of p and epsilon, averaged over the hypotheses and kinds
+ * of test: what the runs say the rates are. With no bad commit, runs say
+ * nothing about p, and "no regression" adds its prior mean. */
 static void estimate_rates(const struct bisect *bisect, struct bisect_summary *summary)
 {
-	const struct bisect_options *options = &bisect->options;
-	double fails_all = (double)bisect->candidate_fails + bisect->good_end_fails;
-	double passes_all = (double)bisect->candidate_passes + bisect->good_end_passes;
+	const size_t kinds = bisect->noise.count;
+	struct noise_counts counts;
 	double p = 0, epsilon = 0;
 
 	for (size_t position = 0; position < bisect->graph.count; position++) {
-		double weight = bisect->probability[position];
-		double fails_bad = bisect->fails_where_bad[position];
-		double passes_bad = bisect->passes_where_bad[position];
-
-		p += weight * fail_rate_when_bad_mean(bisect, fails_bad, passes_bad);
-		if (bisect->learn_fail_rate_when_good)
-			epsilon += weight * beta_posterior_mean(bisect->good_prior_alpha,
-								bisect->good_prior_beta,
-								fails_all - fails_bad,
-								passes_all - passes_bad);
+		counts_under(bisect, position, &counts);
+		add_rate_estimates(bisect, bisect->component_log + position * kinds,
+				   bisect->log_evidence[position], &counts, bisect->probability[position],
+				   &p, &epsilon);
 	}
-	/* With no bad commit, runs say nothing about p: its prior mean. */
-	p += bisect->no_regression_probability * fail_rate_when_bad_mean(bisect, 0, 0);
-	if (bisect->learn_fail_rate_when_good)
-		epsilon += bisect->no_regression_probability *
-			   beta_posterior_mean(bisect->good_prior_alpha, bisect->good_prior_beta,
-					       fails_all, passes_all);
-
-	summary->fail_rate_estimate =
-		bisect->learn_fail_rate_when_bad ? p : options->fail_rate_when_bad;
-	summary->fail_rate_when_good_estimate =
-		bisect->learn_fail_rate_when_good ? epsilon : options->fail_rate_when_good;
+	counts_under_no_regression(bisect, &counts);
+	add_rate_estimates(bisect, bisect->no_regression.component_log,
+			   bisect->no_regression.log_evidence, &counts,
+			   bisect->no_regression.probability, &p, &epsilon);
+	counts_under_good_end_bad(bisect, &counts);
+	add_rate_estimates(bisect, bisect->good_end_bad.component_log,
+			   bisect->good_end_bad.log_evidence, &counts,
+			   bisect->good_end_bad.probability, &p, &epsilon);
+	summary->fail_rate_estimate = p;
+	summary->fail_rate_when_good_estimate = epsilon;
 }
 
 /* ---- only skipped commits left --------------------------------------------- */
@@ -809,6 +902,101 @@ static size_t find_undecided(const struct bisect *bisect, size_t best, size_t *u
 	return members;
 }
 
+/* ---- confirmation ------------------------------------------------------------ */
+
+/* The fewest n in [1, MAX_CONFIRMATION_PASSES] with P(n passes | bad) at
+ * most `allowed`, p drawn from `prior` given these runs at bad commits. */
+static unsigned passes_to_expose(const struct rate_prior *prior, double fails, double passes,
+				 double allowed)
+{
+	unsigned low = 1, high = 1;
+
+	while (high < MAX_CONFIRMATION_PASSES &&
+	       rate_prior_all_pass_probability(prior, fails, passes, high) > allowed) {
+		low = high + 1;
+		high = high * 2 > MAX_CONFIRMATION_PASSES ? MAX_CONFIRMATION_PASSES : high * 2;
+	}
+	while (low < high) {
+		unsigned middle = low + (high - low) / 2;
+		if (rate_prior_all_pass_probability(prior, fails, passes, middle) > allowed)
+			low = middle + 1;
+		else
+			high = middle;
+	}
+	return high;
+}
+
+/*
+ * Passes each parent of the answer needs: a bad commit would have shown a
+ * FAIL among them with the confidence, under every kind of test that the
+ * runs leave plausible given the answer. Where the data look clean the
+ * deterministic kind asks for one, but a flaky kind that is still plausible
+ * asks for as many as its p needs: the runs that would expose a flaky test
+ * mimicking a deterministic one.
+ */
+static unsigned confirmation_passes_needed(const struct bisect *bisect, size_t position)
+{
+	const size_t kinds = bisect->noise.count;
+	const double *component_log = bisect->component_log + position * kinds;
+	double allowed = 1 - bisect->options.confidence;
+	struct noise_counts counts;
+	unsigned needed = 1;
+
+	counts_under(bisect, position, &counts);
+	for (size_t kind = 0; kind < kinds; kind++) {
+		if (kind_share(component_log, bisect->log_evidence[position], kind) <
+		    (getenv("XP_PLAUSIBLE") ? atof(getenv("XP_PLAUSIBLE")) : CONFIRMATION_PLAUSIBLE))
+			continue;
+		unsigned n = passes_to_expose(&bisect->noise.components[kind].when_bad,
+					      counts.fails_bad, counts.passes_bad, allowed);
+		if (n > needed)
+			needed = n;
+	}
+	return needed;
+}
+
+static void propose(size_t *out, size_t room, size_t *count, size_t commit)
+{
+	if (*count < room)
+		out[*count] = commit;
+	(*count)++;
+}
+
+/*
+ * The runs confirming the best commit still needs (0: confirmed), written
+ * to out up to `room` (caller indexes, BISECT_GOOD_END for the good end):
+ * a FAIL of its own if it has none, and passes of each parent that can run.
+ */
+static size_t confirmation_runs(const struct bisect *bisect, size_t *out, size_t room)
+{
+	const struct bisect_graph *graph = &bisect->graph;
+	size_t best = bisect->summary.best_position, count = 0;
+	unsigned needed = confirmation_passes_needed(bisect, best);
+
+	if (bisect->fails_at[best] == 0 && !bisect->skipped[best])
+		propose(out, room, &count, graph->commit_at[best]);
+	for (size_t i = graph->parent_first[best]; i < graph->parent_first[best + 1]; i++) {
+		size_t parent = graph->parent_list[i];
+		if (bisect->skipped[parent])
+			continue;
+		for (unsigned have = bisect->passes_at[parent]; have < needed; have++)
+			propose(out, room, &count, graph->commit_at[parent]);
+	}
+	if (graph->parent_first[best] == graph->parent_first[best + 1] && !bisect->options.trust_ends)
+		for (unsigned have = bisect->good_end_passes; have < needed; have++)
+			propose(out, room, &count, BISECT_GOOD_END);
+	return count;
+}
+
+/* The bad end never failed in the runs that would have shown a regression. */
+static bool bad_end_never_failed(const struct bisect *bisect)
+{
+	size_t bad = bisect->bad_position;
+
+	return !bisect->options.trust_ends && bisect->fails_at[bad] == 0 &&
+	       bisect->passes_at[bad] >= bisect->bad_end_budget;
+}
+
 static void refresh_summary(struct bisect *bisect)
 {
 	struct bisect_summary *summary = &bisect->summary;
@@ -831,19 +1019,26 @@ static void refresh_summary(struct bisect *bisect)
 	summary->best_position = best;
 	summary->best_probability = bisect->probability[best];
 	summary->undecided_count = 0;
+	summary->confirming = false;
 	estimate_rates(bisect, summary);
 
 	double confidence = bisect->options.confidence;
-	if (summary->best_probability >= confidence)
+	bool sure = summary->best_probability >= confidence;
+	if (sure && (!bisect->options.confirm || confirmation_runs(bisect, NULL, 0) == 0))
 		summary->state = BISECT_FOUND;
-	else if (bisect->no_regression_probability >= confidence)
+	else if (bisect->no_regression.probability >= confidence || bad_end_never_failed(bisect))
 		summary->state = BISECT_NO_REGRESSION;
-	else if ((summary->undecided_count = find_undecided(bisect, best, summary->undecided)) > 0)
+	else if (bisect->good_end_bad.probability >= confidence)
+		summary->state = BISECT_GOOD_END_BAD;
+	else if (!sure &&
+		 (summary->undecided_count = find_undecided(bisect, best, summary->undecided)) > 0)
 		summary->state = BISECT_ONLY_SKIPPED_LEFT;
-	else if (bisect->options.max_runs > 0 && bisect->runs >= bisect->options.max_runs)
+	else if (bisect->runs >= bisect->max_runs)
 		summary->state = BISECT_BUDGET_SPENT;
-	else
+	else {
 		summary->state = BISECT_RUNNING;
+		summary->confirming = sure;
+	}
 }
 
 /* ---- creating and recording ------------------------------------------------ */
@@ -854,7 +1049,7 @@ static void outcome_walk_free(struct outcome_walk *walk)
 		return;
 	free(walk->group_pattern);
 	free(walk->group_mass);
-	free(walk->pmf_bad);
+	free(walk->pmf);
 	free(walk->partial);
 	free(walk);
 }
@@ -868,10 +1063,10 @@ static struct outcome_walk *outcome_walk_new(size_t hypotheses)
 	walk->group_capacity = hypotheses < MAX_GROUPS ? hypotheses : MAX_GROUPS;
 	walk->group_pattern = calloc(walk->group_capacity, sizeof(size_t));
 	walk->group_mass = calloc(walk->group_capacity, sizeof(double));
-	walk->pmf_bad = calloc(walk->group_capacity * JOINT_SEARCH_MAX_BOARDS,
-			       sizeof(fail_count_distribution));
+	walk->pmf = calloc(walk->group_capacity * JOINT_SEARCH_MAX_BOARDS,
+			   sizeof(fail_count_distribution));
 	walk->partial = calloc(walk->group_capacity * JOINT_SEARCH_MAX_BOARDS, sizeof(double));
-	if (!walk->group_pattern || !walk->group_mass || !walk->pmf_bad || !walk->partial) {
+	if (!walk->group_pattern || !walk->group_mass || !walk->pmf || !walk->partial) {
 		outcome_walk_free(walk);
 		return NULL;
 	}
@@ -881,29 +1076,36 @@ static struct outcome_walk *outcome_walk_new(size_t hypotheses)
 static int allocate_evidence(struct bisect *bisect)
 {
 	size_t count = bisect->graph.count, words = bisect->graph.words;
+	size_t kinds = bisect->noise.count;
+	struct bisect_scratch *scratch = &bisect->scratch;
 
 	bisect->fails_where_bad = calloc(count, sizeof(unsigned));
 	bisect->passes_where_bad = calloc(count, sizeof(unsigned));
+	bisect->fails_at = calloc(count, sizeof(unsigned));
+	bisect->passes_at = calloc(count, sizeof(unsigned));
 	bisect->skipped = calloc(count, sizeof(bool));
 	bisect->ran = calloc(count, sizeof(bool));
 	bisect->probability = calloc(count, sizeof(double));
+	bisect->log_evidence = calloc(count, sizeof(double));
+	bisect->component_log = calloc(count * kinds, sizeof(double));
 	bisect->summary.undecided = calloc(count, sizeof(size_t));
-	bisect->scratch.ancestor_mass = calloc(count, sizeof(double));
-	bisect->scratch.fail_rate_given = calloc(count, sizeof(double));
-	bisect->scratch.word_mass = calloc(words, sizeof(double));
-	bisect->scratch.fail_rate_bin = calloc(count, 1);
-	bisect->scratch.word_bin_mass = calloc(words * FAIL_RATE_BINS, sizeof(double));
-	bisect->scratch.word_bin_fail_mass = calloc(words * FAIL_RATE_BINS, sizeof(double));
-	bisect->scratch.walk = outcome_walk_new(count + 1);
-	bisect->scratch.line = calloc(count, sizeof(struct line_entry));
-	bisect->scratch.membership = calloc(words * JOINT_SEARCH_MAX_BOARDS, sizeof(uint64_t));
-	bisect->scratch.ancestors = calloc(words, sizeof(uint64_t));
-	if (!bisect->fails_where_bad || !bisect->passes_where_bad || !bisect->skipped || !bisect->ran ||
-	    !bisect->probability || !bisect->summary.undecided || !bisect->scratch.ancestor_mass ||
-	    !bisect->scratch.word_mass || !bisect->scratch.line || !bisect->scratch.membership ||
-	    !bisect->scratch.ancestors || !bisect->scratch.fail_rate_given ||
-	    !bisect->scratch.fail_rate_bin || !bisect->scratch.word_bin_mass ||
-	    !bisect->scratch.word_bin_fail_mass || !bisect->scratch.walk)
+	scratch->ancestor_mass = calloc(count, sizeof(double));
+	scratch->parts = calloc(count * kinds, sizeof(struct rate_part));
+	scratch->word_mass = calloc(words, sizeof(double));
+	scratch->word_cell_mass = calloc(words * RATE_CELLS, sizeof(double));
+	scratch->word_cell_fail_mass = calloc(words * RATE_CELLS, sizeof(double));
+	scratch->word_cell_false_mass = calloc(words * RATE_CELLS, sizeof(double));
+	scratch->walk = outcome_walk_new((count + 2) * kinds);
+	scratch->line = calloc(count + 1, sizeof(struct line_entry));
+	scratch->membership = calloc(words * JOINT_SEARCH_MAX_BOARDS, sizeof(uint64_t));
+	scratch->ancestors = calloc(words, sizeof(uint64_t));
+	if (!bisect->fails_where_bad || !bisect->passes_where_bad || !bisect->fails_at ||
+	    !bisect->passes_at || !bisect->skipped || !bisect->ran || !bisect->probability ||
+	    !bisect->log_evidence || !bisect->component_log || !bisect->summary.undecided ||
+	    !scratch->ancestor_mass || !scratch->parts || !scratch->word_mass ||
+	    !scratch->word_cell_mass || !scratch->word_cell_fail_mass ||
+	    !scratch->word_cell_false_mass || !scratch->walk || !scratch->line ||
+	    !scratch->membership || !scratch->ancestors)
 		return -ENOMEM;
 	return 0;
 }
@@ -932,8 +1134,10 @@ int bisect_new(const struct bisect_commit *commits, size_t count, size_t bad_ind
 		return -ENOMEM;
 	bisect->options = *options;
 	rc = graph_build(&bisect->graph, commits, count, options->seed);
-	if (rc == 0)
+	if (rc == 0) {
+		model_from_options(bisect);
 		rc = allocate_evidence(bisect);
+	}
 	if (rc == 0) {
 		bisect->bad_position = bisect->graph.position_of[bad_index];
 		rc = check_bad_reaches_all(&bisect->graph, bisect->bad_position,
@@ -943,7 +1147,6 @@ int bisect_new(const struct bisect_commit *commits, size_t count, size_t bad_ind
 		bisect_free(bisect);
 		return rc;
 	}
-	model_from_options(bisect);
 	recompute_probabilities(bisect);
 	refresh_summary(bisect);
 	*out = bisect;
@@ -957,16 +1160,20 @@ void bisect_free(struct bisect *bisect)
 	graph_free(&bisect->graph);
 	free(bisect->fails_where_bad);
 	free(bisect->passes_where_bad);
+	free(bisect->fails_at);
+	free(bisect->passes_at);
 	free(bisect->skipped);
 	free(bisect->ran);
 	free(bisect->probability);
+	free(bisect->log_evidence);
+	free(bisect->component_log);
 	free(bisect->summary.undecided);
 	free(bisect->scratch.ancestor_mass);
+	free(bisect->scratch.parts);
 	free(bisect->scratch.word_mass);
-	free(bisect->scratch.fail_rate_given);
-	free(bisect->scratch.fail_rate_bin);
-	free(bisect->scratch.word_bin_mass);
-	free(bisect->scratch.word_bin_fail_mass);
+	free(bisect->scratch.word_cell_mass);
+	free(bisect->scratch.word_cell_fail_mass);
+	free(bisect->scratch.word_cell_false_mass);
 	outcome_walk_free(bisect->scratch.walk);
 	free(bisect->scratch.line);
 	free(bisect->scratch.membership);
@@ -1019,9 +1226,11 @@ int bisect_record(struct bisect *bisect, size_t commit, enum bisect_result resul
 	}
 	if (result == BISECT_FAIL) {
 		bisect->candidate_fails++;
+		bisect->fails_at[position]++;
 		count_where_bad(bisect, position, bisect->fails_where_bad);
 	} else {
 		bisect->candidate_passes++;
+		bisect->passes_at[position]++;
 		count_where_bad(bisect, position, bisect->passes_where_bad);
 	}
 	recompute_probabilities(bisect);
@@ -1048,30 +1257,79 @@ int bisect_record_good_end(struct bisect *bisect, enum bisect_result result)
 
 /* ---- choosing the next commits --------------------------------------------- */
 
-/* E[p | c is the first bad commit] for every c, its bin, and the mass of
- * each bin per word. */
-static void compute_fail_rates_given_culprit(struct bisect *bisect)
+/* A cell of rates: p in FAIL_RATE_BINS bins of equal width, epsilon split
+ * where the kinds of test differ (none, about 1 %, about 5 %, more). */
+static unsigned char rate_cell(double fail_rate, double false_fail_rate)
+{
+	static const double false_fail_bounds[FALSE_FAIL_BINS - 1] = { 0.002, 0.02, 0.06 };
+	size_t bin = (size_t)(fail_rate * FAIL_RATE_BINS), false_bin = 0;
+
+	if (bin >= FAIL_RATE_BINS)
+		bin = FAIL_RATE_BINS - 1;
+	while (false_bin < FALSE_FAIL_BINS - 1 && false_fail_rate >= false_fail_bounds[false_bin])
+		false_bin++;
+	return (unsigned char)(bin * FALSE_FAIL_BINS + false_bin);
+}
+
+/* A hypothesis split by kind of test: each part's mass, rates and cell. */
+static void split_by_kind(const struct bisect *bisect, const double *component_log,
+			  double log_evidence, const struct noise_counts *counts, double mass,
+			  struct rate_part *parts)
+{
+	for (size_t kind = 0; kind < bisect->noise.count; kind++) {
+		const struct noise_component *component = &bisect->noise.components[kind];
+		struct rate_part *part = &parts[kind];
+
+		part->mass = mass > 0 && isfinite(log_evidence)
+				     ? mass * kind_share(component_log, log_evidence, kind)
+				     : 0;
+		part->fail_rate = clamp_probability(rate_prior_posterior_mean(
+			&component->when_bad, counts->fails_bad, counts->passes_bad));
+		part->false_fail_rate = clamp_probability(rate_prior_posterior_mean(
+			&component->when_good, counts->fails_good, counts->passes_good));
+		part->cell = rate_cell(part->fail_rate, part->false_fail_rate);
+	}
+}
+
+/* Every hypothesis split by kind of test, and the mass of each cell per
+ * word, with its sums of p and epsilon. */
+static void compute_rate_parts(struct bisect *bisect)
 {
 	const struct bisect_graph *graph = &bisect->graph;
 	struct bisect_scratch *scratch = &bisect->scratch;
+	const size_t kinds = bisect->noise.count;
+	struct noise_counts counts;
 
-	for (size_t i = 0; i < graph->words * FAIL_RATE_BINS; i++) {
-		scratch->word_bin_mass[i] = 0;
-		scratch->word_bin_fail_mass[i] = 0;
+	for (size_t i = 0; i < graph->words * RATE_CELLS; i++) {
+		scratch->word_cell_mass[i] = 0;
+		scratch->word_cell_fail_mass[i] = 0;
+		scratch->word_cell_false_mass[i] = 0;
 	}
 	for (size_t position = 0; position < graph->count; position++) {
-		double rate = clamp_probability(fail_rate_when_bad_mean(
-			bisect, bisect->fails_where_bad[position], bisect->passes_where_bad[position]));
-		size_t bin = (size_t)(rate * FAIL_RATE_BINS);
-		if (bin >= FAIL_RATE_BINS)
-			bin = FAIL_RATE_BINS - 1;
-		size_t cell = position / BITS_PER_WORD * FAIL_RATE_BINS + bin;
-		double mass = bisect->probability[position];
+		struct rate_part *parts = scratch->parts + position * kinds;
 
-		scratch->fail_rate_given[position] = rate;
-		scratch->fail_rate_bin[position] = (unsigned char)bin;
-		scratch->word_bin_mass[cell] += mass;
-		scratch->word_bin_fail_mass[cell] += mass * rate;
+		counts_under(bisect, position, &counts);
+		split_by_kind(bisect, bisect->component_log + position * kinds,
+			      bisect->log_evidence[position], &counts, bisect->probability[position],
+			      parts);
+		if (getenv("XP_MERGE_EPS")) { /* EXPLORATION */
+			double m = 0, ffr = 0;
+			for (size_t kind = 0; kind < kinds; kind++) { m += parts[kind].mass; ffr += parts[kind].mass * parts[kind].false_fail_rate; }
+			for (size_t kind = 0; kind < kinds; kind++) { parts[kind].false_fail_rate = m > 0 ? ffr / m : parts[kind].false_fail_rate; parts[kind].cell = rate_cell(parts[kind].fail_rate, parts[kind].false_fail_rate); }
+		}
+		if (getenv("XP_MERGE_KINDS")) { /* EXPLORATION */
+			double m = 0, fr = 0, ffr = 0;
+			for (size_t kind = 0; kind < kinds; kind++) { m += parts[kind].mass; fr += parts[kind].mass * parts[kind].fail_rate; ffr += parts[kind].mass * parts[kind].false_fail_rate; }
+			for (size_t kind = 0; kind < kinds; kind++) { parts[kind].fail_rate = m > 0 ? fr / m : parts[kind].fail_rate; parts[kind].false_fail_rate = m > 0 ? ffr / m : parts[kind].false_fail_rate; parts[kind].cell = rate_cell(parts[kind].fail_rate, parts[kind].false_fail_rate); }
+		}
+		for (size_t kind = 0; kind < kinds; kind++) {
+			size_t cell = position / BITS_PER_WORD * RATE_CELLS + parts[kind].cell;
+
+			scratch->word_cell_mass[cell] += parts[kind].mass;
+			scratch->word_cell_fail_mass[cell] += parts[kind].mass * parts[kind].fail_rate;
+			scratch->word_cell_false_mass[cell] +=
+				parts[kind].mass * parts[kind].false_fail_rate;
+		}
 	}
 }
 
@@ -1092,7 +1350,7 @@ static void compute_ancestor_masses(struct bisect *bisect)
 		word_mass[word] = 0;
 	for (size_t position = 0; position < graph->count; position++)
 		word_mass[position / BITS_PER_WORD] += bisect->probability[position];
-	compute_fail_rates_given_culprit(bisect);
+	compute_rate_parts(bisect);
 
 	for (size_t position = 0; position < graph->count; position++) {
 		double own = bisect->probability[position];
@@ -1131,18 +1389,31 @@ static int compare_line_entries(const void *left, const void *right)
 	return (a->position > b->position) - (a->position < b->position);
 }
 
+/* On the line, the good end: bad only if "the good end is bad". */
+#define GOOD_END_POSITION SIZE_MAX
+
 /* The commits that may be proposed (not skipped), by ancestor mass: the
- * DAG seen as git sees it, a line from "surely good" to "surely bad". */
+ * DAG seen as git sees it, a line from "surely good" to "surely bad". When
+ * the ends are in doubt, the good end is on it too, below every candidate:
+ * it alone tells "the good end is bad" from "the first candidate is". */
 static size_t build_line(struct bisect *bisect)
 {
 	const struct bisect_graph *graph = &bisect->graph;
 	struct line_entry *line = bisect->scratch.line;
 	size_t length = 0;
 
+	if (!bisect->options.trust_ends)
+		line[length++] = (struct line_entry){
+			.ancestor_mass = bisect->good_end_bad.probability,
+			.position = GOOD_END_POSITION,
+		};
+
 	for (size_t position = 0; position < graph->count; position++) {
 		if (bisect->skipped[position])
 			continue;
-		line[length].ancestor_mass = bisect->scratch.ancestor_mass[position];
+		/* "the good end is bad" makes every candidate bad */
+		line[length].ancestor_mass =
+			bisect->scratch.ancestor_mass[position] + bisect->good_end_bad.probability;
 		line[length].tie_key = graph->tie_key[position];
 		line[length].position = position;
 		length++;
@@ -1163,7 +1434,8 @@ struct selection {
 	struct bisect *bisect;
 	const struct line_entry *line;
 	size_t line_length;
-	double commit_mass;            /* 1 minus the no-regression probability */
+	double mass_below;             /* the probability that every candidate is bad */
+	double commit_mass;            /* that some candidate is the first bad commit */
 	double fail_rate_when_bad;     /* plug-in estimates, clamped */
 	double fail_rate_when_good;
 };
@@ -1211,11 +1483,45 @@ static double binomial_distribution(unsigned runs, double rate, double *pmf)
 	return entropy;
 }
 
+/* Adds a part of a hypothesis to the group of its pattern and cell. */
+static void add_to_group(struct outcome_walk *walk, size_t pattern, const struct rate_part *part)
+{
+	size_t group = pattern * RATE_CELLS + part->cell;
+
+	walk->table_mass[group] += part->mass;
+	walk->table_fail_mass[group] += part->mass * part->fail_rate;
+	walk->table_false_mass[group] += part->mass * part->false_fail_rate;
+}
+
+/* "No regression" (every commit good) and "the good end is bad" (every
+ * commit bad), split by kind of test like the candidates. */
+static void add_outside_hypotheses(const struct bisect *bisect, size_t slots,
+				   struct outcome_walk *walk)
+{
+	struct rate_part parts[NOISE_MAX_COMPONENTS];
+	struct noise_counts counts;
+
+	counts_under_no_regression(bisect, &counts);
+	split_by_kind(bisect, bisect->no_regression.component_log,
+		      bisect->no_regression.log_evidence, &counts,
+		      bisect->no_regression.probability, parts);
+	for (size_t kind = 0; kind < bisect->noise.count; kind++)
+		if (parts[kind].mass > 0)
+			add_to_group(walk, 0, &parts[kind]);
+	counts_under_good_end_bad(bisect, &counts);
+	split_by_kind(bisect, bisect->good_end_bad.component_log, bisect->good_end_bad.log_evidence,
+		      &counts, bisect->good_end_bad.probability, parts);
+	for (size_t kind = 0; kind < bisect->noise.count; kind++)
+		if (parts[kind].mass > 0)
+			add_to_group(walk, ((size_t)1 << slots) - 1, &parts[kind]);
+}
+
 /*
  * Hypotheses fall into groups by which commits of the batch they make bad
- * (a bit per slot, the pattern) and by their bin of p: hypotheses of one
- * group predict (nearly) the same results, so the group masses, and their
- * mean p, are all the batch's information depends on.
+ * (a bit per slot, the pattern) and, split by kind of test, by their cell of
+ * rates: the parts of one group predict (nearly) the same results, so the
+ * group masses, and their mean rates, are all the batch's information
+ * depends on.
  */
 static void group_masses(const struct selection *selection, const struct batch *batch,
 			 struct outcome_walk *walk)
@@ -1224,15 +1530,23 @@ static void group_masses(const struct selection *selection, const struct batch *
 	const struct bisect_graph *graph = &bisect->graph;
 	const struct bisect_scratch *scratch = &bisect->scratch;
 	const uint64_t *membership = scratch->membership;
+	const size_t kinds = bisect->noise.count;
 	size_t slots = batch->slot_count;
 
-	for (size_t cell = 0; cell < ((size_t)FAIL_RATE_BINS << slots); cell++) {
-		walk->table_mass[cell] = 0;
-		walk->table_fail_mass[cell] = 0;
+	for (size_t group = 0; group < ((size_t)RATE_CELLS << slots); group++) {
+		walk->table_mass[group] = 0;
+		walk->table_fail_mass[group] = 0;
+		walk->table_false_mass[group] = 0;
 	}
-	for (size_t slot = 0; slot < slots; slot++)
-		ancestors_into(graph, selection->line[batch->rank[slot]].position,
-			       scratch->membership + slot * graph->words);
+	for (size_t slot = 0; slot < slots; slot++) {
+		size_t position = selection->line[batch->rank[slot]].position;
+		uint64_t *bits = scratch->membership + slot * graph->words;
+
+		if (position == GOOD_END_POSITION)
+			memset(bits, 0, graph->words * sizeof(uint64_t));
+		else
+			ancestors_into(graph, position, bits);
+	}
 
 	for (size_t word = 0; word < graph->words; word++) {
 		uint64_t valid = valid_mask_of_word(word, graph->count);
@@ -1247,11 +1561,11 @@ static void group_masses(const struct selection *selection, const struct batch *
 				uniform = false;
 		}
 		if (uniform) {
-			for (size_t bin = 0; bin < FAIL_RATE_BINS; bin++) {
-				walk->table_mass[pattern * FAIL_RATE_BINS + bin] +=
-					scratch->word_bin_mass[word * FAIL_RATE_BINS + bin];
-				walk->table_fail_mass[pattern * FAIL_RATE_BINS + bin] +=
-					scratch->word_bin_fail_mass[word * FAIL_RATE_BINS + bin];
+			for (size_t cell = 0; cell < RATE_CELLS; cell++) {
+				size_t from = word * RATE_CELLS + cell, group = pattern * RATE_CELLS + cell;
+				walk->table_mass[group] += scratch->word_cell_mass[from];
+				walk->table_fail_mass[group] += scratch->word_cell_fail_mass[from];
+				walk->table_false_mass[group] += scratch->word_cell_false_mass[from];
 			}
 			continue;
 		}
@@ -1262,14 +1576,11 @@ static void group_masses(const struct selection *selection, const struct batch *
 			for (size_t slot = 0; slot < slots; slot++)
 				bit_pattern |= (size_t)((membership[slot * graph->words + word] >> bit) & 1)
 					       << slot;
-			size_t cell = bit_pattern * FAIL_RATE_BINS + scratch->fail_rate_bin[position];
-			walk->table_mass[cell] += bisect->probability[position];
-			walk->table_fail_mass[cell] +=
-				bisect->probability[position] * scratch->fail_rate_given[position];
+			for (size_t kind = 0; kind < kinds; kind++)
+				add_to_group(walk, bit_pattern, &scratch->parts[position * kinds + kind]);
 		}
 	}
-	/* "No regression" makes every commit good: pattern 0, its p unused. */
-	walk->table_mass[0] += bisect->no_regression_probability;
+	add_outside_hypotheses(bisect, slots, walk);
 }
 
 /* Entropy of the batch's results: every combination of FAIL counts, each
@@ -1288,11 +1599,8 @@ static double results_entropy_from(struct outcome_walk *walk, size_t slot, const
 	for (unsigned fails = 0; fails <= walk->repeats[slot]; fails++) {
 		double total = 0;
 		for (size_t group = 0; group < walk->group_count; group++) {
-			bool bad = (walk->group_pattern[group] >> slot) & 1;
-			const double *distribution =
-				bad ? walk->pmf_bad[group * JOINT_SEARCH_MAX_BOARDS + slot]
-				    : walk->pmf_good[slot];
-			next[group] = partial[group] * distribution[fails];
+			next[group] = partial[group] *
+				      walk->pmf[group * JOINT_SEARCH_MAX_BOARDS + slot][fails];
 			total += next[group];
 		}
 		if (total > 0)
@@ -1302,48 +1610,42 @@ static double results_entropy_from(struct outcome_walk *walk, size_t slot, const
 }
 
 /*
- * The mutual information (nats) between the batch's results and the first
- * bad commit: H(results) minus H(results | first bad commit), with epsilon
- * at its estimate and p at each group's own. Repeats at one commit are
- * counted by their number of FAILs, which is all they tell given the commit.
- * Plug-in rates make this an approximation; it only ranks batches, while
- * the belief itself stays exact.
+ * The mutual information (nats) between the batch's results and the
+ * hypotheses split by kind of test: H(results) minus H(results | group),
+ * each group at its own mean rates. So it counts what the results tell
+ * about the first bad commit and about which kind of test this is (a
+ * repeat at a commit that is surely bad tells "flaky" from
+ * "deterministic"). Repeats at one commit are counted by their number of
+ * FAILs, which is all they tell given the group. Plug-in rates make this an
+ * approximation; it only ranks batches, while the belief stays exact.
  */
 static double batch_information(const struct selection *selection, const struct batch *batch)
 {
 	struct outcome_walk *walk = selection->bisect->scratch.walk;
-	double entropy_good[JOINT_SEARCH_MAX_BOARDS];
 	double conditional = 0;
 
 	if (batch->slot_count == 0)
 		return 0;
 	group_masses(selection, batch, walk);
 	walk->slot_count = batch->slot_count;
-	for (size_t slot = 0; slot < batch->slot_count; slot++) {
+	for (size_t slot = 0; slot < batch->slot_count; slot++)
 		walk->repeats[slot] = batch->repeats[slot];
-		entropy_good[slot] = binomial_distribution(batch->repeats[slot],
-							   selection->fail_rate_when_good,
-							   walk->pmf_good[slot]);
-	}
 	walk->group_count = 0;
-	for (size_t cell = 0; cell < ((size_t)FAIL_RATE_BINS << batch->slot_count); cell++) {
+	for (size_t cell = 0; cell < ((size_t)RATE_CELLS << batch->slot_count); cell++) {
 		double mass = walk->table_mass[cell];
-		/* Each hypothesis lands in one cell: never more groups than
-		 * capacity; the second test only guards the tables. */
 		if (mass <= 0 || walk->group_count == walk->group_capacity)
 			continue;
-		size_t group = walk->group_count++;
-		size_t pattern = cell / FAIL_RATE_BINS;
+		size_t group = walk->group_count++, pattern = cell / RATE_CELLS;
 		double fail_rate = clamp_probability(walk->table_fail_mass[cell] / mass);
+		double false_fail_rate = clamp_probability(walk->table_false_mass[cell] / mass);
+
 		walk->group_pattern[group] = pattern;
 		walk->group_mass[group] = mass;
 		for (size_t slot = 0; slot < batch->slot_count; slot++) {
-			if ((pattern >> slot) & 1)
-				conditional += mass * binomial_distribution(
-					batch->repeats[slot], fail_rate,
-					walk->pmf_bad[group * JOINT_SEARCH_MAX_BOARDS + slot]);
-			else
-				conditional += mass * entropy_good[slot];
+			bool bad = (pattern >> slot) & 1;
+			conditional += mass * binomial_distribution(
+				batch->repeats[slot], bad ? fail_rate : false_fail_rate,
+				walk->pmf[group * JOINT_SEARCH_MAX_BOARDS + slot]);
 		}
 	}
 	double information = results_entropy_from(walk, 0, walk->group_mass) - conditional;
@@ -1394,7 +1696,7 @@ static void batch_at_quantiles(const struct selection *selection, size_t distinc
 	batch->slot_count = distinct;
 	for (size_t slot = 0; slot < distinct; slot++) {
 		double level = (double)(slot + 1) / (double)(distinct + 1);
-		batch->rank[slot] = rank_nearest(selection, level * selection->commit_mass);
+		batch->rank[slot] = rank_nearest(selection, selection->mass_below + level * selection->commit_mass);
 		batch->repeats[slot] = (unsigned)(runs / distinct);
 	}
 	for (unsigned extra = (unsigned)(runs % distinct); extra > 0; extra--) {
@@ -1570,7 +1872,7 @@ static void choose_batch_by_quantiles(const struct selection *selection, unsigne
 	size_t kept = 0;
 	for (size_t i = 0; i < distinct; i++) {
 		double level = (double)(i + 1) / (double)(distinct + 1);
-		size_t rank = rank_nearest(selection, level * selection->commit_mass);
+		size_t rank = rank_nearest(selection, selection->mass_below + level * selection->commit_mass);
 		if (single_run_information(selection, selection->line[rank].ancestor_mass) <
 		    MIN_USEFUL_INFORMATION)
 			continue;
@@ -1596,7 +1898,9 @@ static void write_proposals(const struct selection *selection, const size_t *ran
 	*count = 0;
 	for (size_t slot = 0; slot < distinct; slot++)
 		for (unsigned run = 0; run < repeats[slot]; run++)
-			out[(*count)++] = graph->commit_at[selection->line[ranks[slot]].position];
+			out[(*count)++] = selection->line[ranks[slot]].position == GOOD_END_POSITION
+						  ? BISECT_GOOD_END
+						  : graph->commit_at[selection->line[ranks[slot]].position];
 }
 
 static void selection_prepare(struct bisect *bisect, struct selection *selection)
@@ -1605,7 +1909,9 @@ static void selection_prepare(struct bisect *bisect, struct selection *selection
 	selection->bisect = bisect;
 	selection->line = bisect->scratch.line;
 	selection->line_length = build_line(bisect);
-	selection->commit_mass = 1 - bisect->no_regression_probability;
+	selection->mass_below = bisect->good_end_bad.probability;
+	selection->commit_mass =
+		1 - bisect->no_regression.probability - bisect->good_end_bad.probability;
 	selection->fail_rate_when_bad = clamp_probability(bisect->summary.fail_rate_estimate);
 	selection->fail_rate_when_good =
 		clamp_probability(bisect->summary.fail_rate_when_good_estimate);
@@ -1620,6 +1926,14 @@ static int propose_informative(struct bisect *bisect, size_t k, size_t *out, siz
 	selection_prepare(bisect, &selection);
 	if (selection.line_length == 0 || k == 0)
 		return 0;
+	if (getenv("XP_INFO_DUMP") && (unsigned)atoi(getenv("XP_INFO_DUMP")) == bisect->runs) { /* EXPLORATION */
+		for (size_t rank = 0; rank < selection.line_length; rank++) {
+			struct batch one = { .slot_count = 1, .rank = { rank }, .repeats = { 1 } };
+			size_t position = selection.line[rank].position;
+			fprintf(stderr, "    info %s mass %.4f: %.5f\n", position == GOOD_END_POSITION ? "GOOD" : "c", selection.line[rank].ancestor_mass, batch_information(&selection, &one));
+			(void)position;
+		}
+	}
 	if (k <= JOINT_SEARCH_MAX_BOARDS) {
 		struct batch batch;
 		choose_batch_by_information(&selection, (unsigned)k, &batch);
@@ -1652,8 +1966,11 @@ static int propose_informative(struct bisect *bisect, size_t k, size_t *out, siz
  */
 static bool bad_end_must_fail_first(const struct bisect *bisect)
 {
-	return bisect->learn_fail_rate_when_bad && !bisect->skipped[bisect->bad_position] &&
-	       bisect->fails_where_bad[bisect->bad_position] == 0;
+	bool in_doubt = !bisect->options.trust_ends ||
+			noise_model_learns_fail_rate_when_bad(&bisect->noise);
+
+	return in_doubt && !bisect->skipped[bisect->bad_position] &&
+	       bisect->fails_at[bisect->bad_position] == 0;
 }
 
 /*
@@ -1676,8 +1993,22 @@ static bool bad_end_needs_runs(const struct bisect *bisect)
 	double at_bad_end = (double)bisect->fails_where_bad[bad] + bisect->passes_where_bad[bad];
 	double at_candidates = (double)bisect->candidate_fails + bisect->candidate_passes;
 
-	return bisect->learn_fail_rate_when_bad && !bisect->skipped[bad] &&
-	       at_bad_end * BAD_END_SHARE_OF_RUNS < at_candidates;
+	if (getenv("XP_NO_BAD_SHARE")) return false; /* EXPLORATION */
+	return noise_model_learns_fail_rate_when_bad(&bisect->noise) && !bisect->skipped[bad] &&
+	       at_bad_end * (getenv("XP_BAD_SHARE") ? atof(getenv("XP_BAD_SHARE")) : BAD_END_SHARE_OF_RUNS) < at_candidates;
+}
+
+/* Equal proposals next to each other, in the order each first appears. */
+static void make_repeats_adjacent(size_t *proposals, size_t count)
+{
+	for (size_t i = 0; i + 1 < count; i++)
+		for (size_t j = i + 1; j < count; j++) {
+			if (proposals[j] != proposals[i] || j == i + 1)
+				continue;
+			size_t moved = proposals[j];
+			memmove(proposals + i + 2, proposals + i + 1, (j - i - 1) * sizeof(size_t));
+			proposals[++i] = moved;
+		}
 }
 
 int bisect_next(struct bisect *bisect, size_t k, size_t *out, size_t *count)
@@ -1691,17 +2022,25 @@ int bisect_next(struct bisect *bisect, size_t k, size_t *out, size_t *count)
 	*count = 0;
 	if (bisect->summary.state != BISECT_RUNNING || k == 0)
 		return 0;
-	if (bisect->options.max_runs > 0 && k > bisect->options.max_runs - bisect->runs)
-		k = bisect->options.max_runs - bisect->runs;
+	if (k > bisect->max_runs - bisect->runs)
+		k = bisect->max_runs - bisect->runs;
 	if (k > UINT_MAX)
 		k = UINT_MAX;
 
-	if (bad_end_must_fail_first(bisect) || bad_end_needs_runs(bisect))
+	if (bisect->summary.confirming) {
+		written = confirmation_runs(bisect, out, k);
+		if (written > k)
+			written = k;
+	} else if (bad_end_must_fail_first(bisect) || bad_end_needs_runs(bisect)) {
 		out[written++] = bad_end;
-	rc = propose_informative(bisect, k - written, out + written, &more);
-	if (rc != 0)
-		return rc;
+	}
+	if (written < k) {
+		rc = propose_informative(bisect, k - written, out + written, &more);
+		if (rc != 0)
+			return rc;
+	}
 	*count = written + more;
+	make_repeats_adjacent(out, *count);
 	return 0;
 }
 
@@ -1717,7 +2056,9 @@ int bisect_status(const struct bisect *bisect, struct bisect_status *status)
 	status->state = summary->state;
 	status->best = bisect->graph.commit_at[summary->best_position];
 	status->best_probability = summary->best_probability;
-	status->no_regression_probability = bisect->no_regression_probability;
+	status->no_regression_probability = bisect->no_regression.probability;
+	status->good_end_bad_probability = bisect->good_end_bad.probability;
+	status->confirming = summary->confirming;
 	status->fail_rate_estimate = summary->fail_rate_estimate;
 	status->fail_rate_when_good_estimate = summary->fail_rate_when_good_estimate;
 	status->runs = bisect->runs;
@@ -1744,6 +2085,8 @@ const char *bisect_state_name(enum bisect_state state)
 		return "found";
 	case BISECT_NO_REGRESSION:
 		return "no regression";
+	case BISECT_GOOD_END_BAD:
+		return "good end is bad";
 	case BISECT_ONLY_SKIPPED_LEFT:
 		return "only skipped commits left";
 	case BISECT_BUDGET_SPENT:

@@ -30,21 +30,31 @@
  * are indexes into that array, and parents outside the candidates (the good
  * ends and what they reach) are simply left out.
  *
- * The model. Exactly one candidate c is the first bad commit; a commit t is
+ * The model. At most one candidate c is the first bad commit; a commit t is
  * then bad if and only if c is t or an ancestor of t. A run at t gives PASS,
  * FAIL (with the tracked symptom; a FAIL with another symptom is no evidence
  * and must not be recorded) or SKIP (t does not build or boot: no evidence).
- *   P(FAIL | t bad)  = p, the fail rate when bad: unknown, learned from the
- *                      runs with a Beta prior, or fixed by the caller;
- *   P(FAIL | t good) = epsilon, the fail rate when good: fixed (default
- *                      0.001), or learned from a prior centred on it.
- * Runs are independent given c, p and epsilon. The belief over c is then
- * exact: p and epsilon integrate out in closed form (Beta-binomial), so the
- * probabilities this library reports are posterior probabilities, not
- * scores. Optionally a "no regression" hypothesis (no candidate is bad, the
- * bad end passed by luck) gets a prior share too. A p of 1 or an epsilon of
- * 0 is held a billionth away, so that a result that contradicts it is
- * overwhelming evidence but never an impossibility that leaves nothing.
+ *   P(FAIL | t bad)  = p, the detection rate (a flaky reproducer has p < 1);
+ *   P(FAIL | t good) = epsilon, the false-failure rate.
+ * Both are unknown and learned from the runs: they are integrated out under
+ * a prior that mixes the kinds of test a lab meets (deterministic, flaky,
+ * reliable but noisy, both; noise_model.h), or stated by the caller when
+ * known. Runs are independent given c, p and epsilon. The belief is then
+ * exact: the probabilities this library reports are posterior
+ * probabilities, not scores, and BISECT_FOUND is reported only when the
+ * answer's posterior reaches the confidence. Unless the ends are trusted
+ * (git's assumption), two more hypotheses share the prior: "no regression"
+ * (no commit is bad; the bad end's failures were false) and "the good end is
+ * bad" (the regression is older than the range).
+ *
+ * Confirmation. A posterior is only as good as its prior, and flaky data can
+ * look clean by chance (a bad commit that happened to pass looks good to a
+ * deterministic test). So before BISECT_FOUND the answer must have failed
+ * at least once, and each of its parents (the good end, for a root) must
+ * have passed as often as it takes for a bad commit to have shown a FAIL
+ * with the confidence under every kind of test the runs still leave
+ * plausible: where the data look clean, this asks for the runs that would
+ * expose a flaky test mimicking a deterministic one.
  *
  * Functions that can fail return 0 or a negative errno:
  *   -EINVAL  a bad argument: an index out of range, a parent cycle, a
@@ -55,6 +65,8 @@
 #ifndef RB_BISECT_H
 #define RB_BISECT_H
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,32 +78,37 @@ struct bisect_commit {
 	size_t parent_count;     /* parents among the candidates only */
 };
 
+/* A rate the runs teach (the default), as opposed to one the caller states. */
+#define BISECT_LEARNED (-1.0)
+/* max_runs: no budget at all. */
+#define BISECT_NO_RUN_LIMIT UINT_MAX
+/* A proposal of bisect_next that is no candidate: run a good end, and
+ * record the result with bisect_record_good_end. */
+#define BISECT_GOOD_END SIZE_MAX
+
 /*
  * Options. Fill with bisect_options_init() and change what you need: zero is
  * a meaningful value for several fields (epsilon = 0), so an all-zero struct
  * is not "the defaults".
  */
 struct bisect_options {
-	/* Stop when one commit's probability reaches this [0.99]; in (0, 1). */
+	/* Stop when the answer's probability reaches this [0.99]; in (0, 1). */
 	double confidence;
-	/* epsilon, P(FAIL with the symptom | commit good) [0.001]; in [0, 1). */
-	double fail_rate_when_good;
-	/* p, P(FAIL with the symptom | commit bad): 0 learns it [0]; else in
-	 * (fail_rate_when_good, 1]. */
+	/* p, P(FAIL with the symptom | commit bad): BISECT_LEARNED [default],
+	 * or stated, in (0, 1]. */
 	double fail_rate_when_bad;
-	/* Beta(alpha, beta) prior on p when it is learned [1, 2: leaning to
-	 * flaky, see bisect_options_init]; both > 0. */
-	double fail_rate_prior_alpha;
-	double fail_rate_prior_beta;
-	/* Learn epsilon too, from a Beta prior with mean fail_rate_when_good
-	 * worth this many runs; 0 keeps epsilon fixed [0]. Results recorded at
-	 * the good ends (bisect_record_good_end) then move epsilon. */
-	double fail_rate_when_good_prior_runs;
-	/* Prior probability that no candidate is bad [0: the bad end is taken
-	 * as bad, as git does]; in [0, 1). With it, a bad end that keeps
-	 * passing ends in BISECT_NO_REGRESSION. */
-	double no_regression_prior;
-	/* Results to record at most before BISECT_BUDGET_SPENT [0: no limit]. */
+	/* epsilon, P(FAIL with the symptom | commit good): BISECT_LEARNED
+	 * [default], or stated, in [0, 1); below a stated p. */
+	double fail_rate_when_good;
+	/* The bad end is bad and the good ends are good, as the caller says
+	 * (git's assumption) [false]. Else "no regression" and "the good end
+	 * is bad" are hypotheses too, and the bad end runs first until it
+	 * fails. */
+	bool trust_ends;
+	/* Confirm the answer before BISECT_FOUND (see above) [true]. */
+	bool confirm;
+	/* Results to record at most before BISECT_BUDGET_SPENT [0: the
+	 * default, bisect_default_max_runs(); BISECT_NO_RUN_LIMIT: none]. */
 	unsigned max_runs;
 	/* Breaks ties between equally good proposals (two side branches of
 	 * the same weight), so that trials can differ on purpose [0]. */
@@ -110,7 +127,11 @@ enum bisect_result {
 enum bisect_state {
 	BISECT_RUNNING,            /* more runs are needed */
 	BISECT_FOUND,              /* best reached the confidence */
-	BISECT_NO_REGRESSION,      /* "no candidate is bad" reached it */
+	/* "no candidate is bad" reached the confidence, or the bad end never
+	 * failed in the runs after which a regression would have shown with
+	 * the confidence (see no_regression_probability for how sure) */
+	BISECT_NO_REGRESSION,
+	BISECT_GOOD_END_BAD,       /* "the good end is bad too" reached it */
 	/* The commits left can only be told apart by testing skipped ones:
 	 * the first bad commit is one of `undecided` (git: "only skipped
 	 * commits left to test ... The first bad commit could be any of:"). */
@@ -125,7 +146,10 @@ struct bisect_status {
 	enum bisect_state state;
 	size_t best;                       /* the most probable first bad commit */
 	double best_probability;
-	double no_regression_probability;  /* 0 unless the option gave it a prior */
+	double no_regression_probability;  /* 0 when the ends are trusted */
+	double good_end_bad_probability;   /* 0 when the ends are trusted */
+	/* best reached the confidence, and runs confirming it are asked for */
+	bool confirming;
 	double fail_rate_estimate;         /* posterior mean of p */
 	double fail_rate_when_good_estimate; /* posterior mean of epsilon */
 	unsigned runs;                     /* results recorded, SKIPs and good ends included */
@@ -140,6 +164,13 @@ struct bisect_status {
 };
 
 void bisect_options_init(struct bisect_options *options);
+/* git bisect's model: p = 1, epsilon = 0, the ends trusted, no
+ * confirmation; with k = 1 the proposals are git's halfway points. */
+void bisect_options_deterministic(struct bisect_options *options);
+/* The default budget for `count` candidates at `confidence`: generous
+ * enough for a test that catches the bug one run in ten and fails falsely
+ * one run in a hundred, so that it cuts off only what cannot end. */
+unsigned bisect_default_max_runs(size_t count, double confidence);
 
 /*
  * Starts a bisection over `count` candidates; commits[bad_index] is the bad
@@ -158,16 +189,16 @@ void bisect_free(struct bisect *bisect);
 int bisect_record(struct bisect *bisect, size_t commit, enum bisect_result result);
 
 /* One result of a run at a good end (outside the candidates): evidence about
- * epsilon only, so it changes beliefs only when epsilon is learned. It still
- * counts as a run. */
+ * epsilon, and about "the good end is bad". A SKIP counts as a run and
+ * says nothing. */
 int bisect_record_good_end(struct bisect *bisect, enum bisect_result result);
 
 /*
  * Up to k commits to run next, for k boards free now, into out[0..k): the
  * set whose results are expected to tell the most about the first bad
- * commit (mutual information, with git's ancestor weight generalised to
- * probability mass: a commit is bad with the probability of its ancestor
- * set). With p = 1 these are the commits at the i/(k+1) quantiles, so k
+ * commit and about the test's rates (mutual information, with git's
+ * ancestor weight generalised to probability mass: a commit is bad with the
+ * probability of its ancestor set). With p = 1 these are the commits at the i/(k+1) quantiles, so k
  * boards cut the candidates k+1 ways per round. With p < 1 the same commit
  * may appear several times: one PASS says little, and a repeat can be worth
  * more than a new commit. Up to 8 boards the batch is searched for the most
@@ -178,9 +209,10 @@ int bisect_record_good_end(struct bisect *bisect, enum bisect_result result);
  * The proposals assume the results of earlier proposals are recorded before
  * this is called again (rounds).
  *
- * Bad must show the symptom: while p is learned and the bad end has not
- * failed yet, the bad end is the first proposal of every round (until then
- * nothing tells a flaky regression from none at all).
+ * Bad must show the symptom: unless the ends are trusted, the bad end is
+ * the first proposal of every round until it has failed (until then
+ * nothing tells a flaky regression from none at all). While confirming,
+ * the confirmation runs come first; an entry may then be BISECT_GOOD_END.
  */
 int bisect_next(struct bisect *bisect, size_t k, size_t *out, size_t *count);
 

@@ -1,0 +1,153 @@
+/* noise_model.c - the prior over a test's two error rates and what runs say; see noise_model.h. */
+#include "noise_model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+double noise_clamp_probability(double value)
+{
+	if (value < NOISE_PROBABILITY_FLOOR)
+		return NOISE_PROBABILITY_FLOOR;
+	if (value > 1 - NOISE_PROBABILITY_FLOOR)
+		return 1 - NOISE_PROBABILITY_FLOOR;
+	return value;
+}
+
+/* lgamma_r, not lgamma: lgamma writes the global signgam. */
+static double log_gamma(double value)
+{
+	int sign;
+
+	return lgamma_r(value, &sign);
+}
+
+static double log_beta(double a, double b)
+{
+	return log_gamma(a) + log_gamma(b) - log_gamma(a + b);
+}
+
+static struct rate_prior point_at(double value)
+{
+	return (struct rate_prior){ .is_point = true, .value = noise_clamp_probability(value) };
+}
+
+static struct rate_prior beta_of(double alpha, double beta)
+{
+	return (struct rate_prior){ .alpha = alpha, .beta = beta,
+				    .log_beta_of_prior = log_beta(alpha, beta) };
+}
+
+static void add_component(struct noise_model *model, const char *name, double weight,
+			  struct rate_prior when_bad, struct rate_prior when_good)
+{
+	model->components[model->count++] = (struct noise_component){
+		.name = name, .log_weight = log(weight), .when_bad = when_bad, .when_good = when_good,
+	};
+}
+
+/*
+ * The kinds of test a kernel lab meets, and how much each is expected:
+ *  - deterministic: a build or boot test, or a reproducer that never misses
+ *    (p = 1, eps = 0). Common, and cheap to bisect: the prior gives it the
+ *    largest share, so that a few clean results make it the belief;
+ *  - flaky: a race reproducer that catches the bug in some runs only (p
+ *    anywhere, leaning low: Beta(1, 1.5)), with no false failures;
+ *  - noisy: a reliable test that now and then fails for an unrelated
+ *    reason (p near 1, Beta(12, 1); eps a few per cent, Beta(1, 30));
+ *  - flaky and noisy: both at once (p as flaky; eps as noisy, a little
+ *    wider, Beta(1, 20)).
+ * Why not one broad prior: clean data would then never look clean. After a
+ * handful of runs that agree, a broad prior still spreads p over (0, 1), so
+ * each PASS at a bad commit stays plausible and a deterministic test costs
+ * as much as a flaky one; a point mass on "never lies" lets agreement count.
+ * Why not only that: a mixture keeps every kind alive, so one FAIL at a good
+ * commit moves belief to the noisy kinds instead of to a wrong commit.
+ */
+void noise_model_default(struct noise_model *model)
+{
+	double w[4] = { 0.35, 0.30, 0.20, 0.15 }, fa = 1, fb = 1.5, na = 12, eb = 30, feb = 20;
+	if (getenv("XP_WEIGHTS")) sscanf(getenv("XP_WEIGHTS"), "%lf,%lf,%lf,%lf", &w[0], &w[1], &w[2], &w[3]); /* EXPLORATION */
+	if (getenv("XP_FLAKY")) sscanf(getenv("XP_FLAKY"), "%lf,%lf", &fa, &fb);
+	if (getenv("XP_NOISY")) sscanf(getenv("XP_NOISY"), "%lf,%lf,%lf", &na, &eb, &feb);
+	memset(model, 0, sizeof(*model));
+	add_component(model, "deterministic", w[0], point_at(1), point_at(0));
+	add_component(model, "flaky", w[1], beta_of(fa, fb), point_at(0));
+	add_component(model, "noisy", w[2], beta_of(na, 1), beta_of(1, eb));
+	add_component(model, "flaky and noisy", w[3], beta_of(fa, fb), beta_of(1, feb));
+}
+
+void noise_model_state_fail_rate_when_bad(struct noise_model *model, double p)
+{
+	for (size_t i = 0; i < model->count; i++)
+		model->components[i].when_bad = point_at(p);
+}
+
+void noise_model_state_fail_rate_when_good(struct noise_model *model, double epsilon)
+{
+	for (size_t i = 0; i < model->count; i++)
+		model->components[i].when_good = point_at(epsilon);
+}
+
+bool noise_model_learns_fail_rate_when_bad(const struct noise_model *model)
+{
+	for (size_t i = 0; i < model->count; i++)
+		if (!model->components[i].when_bad.is_point)
+			return true;
+	return false;
+}
+
+bool noise_model_learns_fail_rate_when_good(const struct noise_model *model)
+{
+	for (size_t i = 0; i < model->count; i++)
+		if (!model->components[i].when_good.is_point)
+			return true;
+	return false;
+}
+
+/* log P(fails, passes in this order | the rate's prior). */
+static double rate_log_evidence(const struct rate_prior *prior, double fails, double passes)
+{
+	if (prior->is_point)
+		return (fails > 0 ? fails * log(prior->value) : 0) +
+		       (passes > 0 ? passes * log1p(-prior->value) : 0);
+	return log_beta(prior->alpha + fails, prior->beta + passes) - prior->log_beta_of_prior;
+}
+
+double noise_model_log_evidence(const struct noise_model *model, const struct noise_counts *counts,
+				double *component_log)
+{
+	double logs[NOISE_MAX_COMPONENTS], largest = -INFINITY, total = 0;
+
+	for (size_t i = 0; i < model->count; i++) {
+		const struct noise_component *component = &model->components[i];
+
+		logs[i] = component->log_weight +
+			  rate_log_evidence(&component->when_bad, counts->fails_bad, counts->passes_bad) +
+			  rate_log_evidence(&component->when_good, counts->fails_good, counts->passes_good);
+		if (logs[i] > largest)
+			largest = logs[i];
+		if (component_log)
+			component_log[i] = logs[i];
+	}
+	for (size_t i = 0; i < model->count; i++)
+		total += exp(logs[i] - largest);
+	return largest + log(total);
+}
+
+double rate_prior_posterior_mean(const struct rate_prior *prior, double fails, double passes)
+{
+	if (prior->is_point)
+		return prior->value;
+	return (prior->alpha + fails) / (prior->alpha + prior->beta + fails + passes);
+}
+
+double rate_prior_all_pass_probability(const struct rate_prior *prior, double fails, double passes,
+				       double n)
+{
+	if (prior->is_point)
+		return pow(1 - prior->value, n);
+	return exp(log_beta(prior->alpha + fails, prior->beta + passes + n) -
+		   log_beta(prior->alpha + fails, prior->beta + passes));
+}
