@@ -8,7 +8,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #define NO_POSITION SIZE_MAX
 #define BITS_PER_WORD 64
@@ -58,6 +57,8 @@
 /* More passes than this are never asked of one parent: a commit that needs
  * them is beyond any budget, and the bisection ends on it. */
 #define MAX_CONFIRMATION_PASSES 4096
+/* Nor more runs of a bad end that never fails. */
+#define MAX_BAD_END_RUNS 100000
 
 /* ---- small helpers --------------------------------------------------------- */
 
@@ -294,12 +295,14 @@ void bisect_options_deterministic(struct bisect_options *options)
 }
 
 /*
- * Runs per bit the default budget allows: the runs a test with p = 0.1 and
- * epsilon = 0.01 needs per bit it teaches at best (1/0.0326) times three,
- * and round. Bits: those that name one of the candidates with the
- * confidence (log2 N + log2 1/(1 - confidence)).
+ * Runs per bit the default budget allows. Bits: those that name one of the
+ * candidates with the confidence (log2 N + log2 1/(1 - confidence)). A test
+ * with p = 0.1 and eps = 0.01 needs some 40 runs per bit on average at best
+ * and this engine some 2.6 times that, its slowest trials 4 times the mean:
+ * the default budget lets such a test end, and cuts off only what could not
+ * end in any lab's patience (eps as large as p / 2).
  */
-#define DEFAULT_BUDGET_RUNS_PER_BIT 100
+#define DEFAULT_BUDGET_RUNS_PER_BIT 250
 
 unsigned bisect_default_max_runs(size_t count, double confidence)
 {
@@ -338,25 +341,32 @@ static int options_validate(const struct bisect_options *options)
 
 /*
  * Runs of a bad end that never fails, after which "no regression" is the
- * answer: a regression would have shown a FAIL by then with the confidence,
- * under the prior over p (a deterministic test on the first run; one with p
- * stated, after log(1 - C) / log(1 - p) runs).
+ * answer: a regression drawn from the prior over p would have shown a FAIL
+ * by then with the confidence (a deterministic test: one run; p stated as
+ * 0.3, 13 runs at 0.99; the default prior, whose flaky kinds keep mass near
+ * p = 0, 81). The answer then says how sure it is: the posterior of "no
+ * regression" (0.90 after those 81 runs), which would take some 1,100 runs
+ * to reach 0.99 by itself.
  */
 static unsigned bad_end_budget_of(const struct noise_model *noise, double confidence)
 {
-	double total_weight = 0;
+	double total_weight = 0, allowed = 1 - confidence;
+	unsigned low = 1, high = MAX_BAD_END_RUNS;
 
 	for (size_t i = 0; i < noise->count; i++)
 		total_weight += exp(noise->components[i].log_weight);
-	for (unsigned n = 1; n < MAX_CONFIRMATION_PASSES; n++) {
+	while (low < high) {
+		unsigned n = low + (high - low) / 2;
 		double all_pass = 0;
 		for (size_t i = 0; i < noise->count; i++)
 			all_pass += exp(noise->components[i].log_weight) *
 				    rate_prior_all_pass_probability(&noise->components[i].when_bad, 0, 0, n);
-		if (all_pass <= (1 - confidence) * total_weight)
-			return n;
+		if (all_pass <= allowed * total_weight)
+			high = n;
+		else
+			low = n + 1;
 	}
-	return MAX_CONFIRMATION_PASSES;
+	return high;
 }
 
 static void model_from_options(struct bisect *bisect)
@@ -377,9 +387,8 @@ static void model_from_options(struct bisect *bisect)
 		bisect->no_regression.log_prior = -INFINITY;
 		bisect->good_end_bad.log_prior = -INFINITY;
 	} else {
-		double nr = getenv("XP_NONE_PRIOR") ? atof(getenv("XP_NONE_PRIOR")) : NO_REGRESSION_PRIOR; /* EXPLORATION */
-		bisect->log_prior_commit = log((1 - nr) / (candidates + 1));
-		bisect->no_regression.log_prior = log(nr);
+		bisect->log_prior_commit = log((1 - NO_REGRESSION_PRIOR) / (candidates + 1));
+		bisect->no_regression.log_prior = log(NO_REGRESSION_PRIOR);
 		bisect->good_end_bad.log_prior = bisect->log_prior_commit;
 	}
 	bisect->max_runs = options->max_runs ? options->max_runs
@@ -945,7 +954,7 @@ static unsigned confirmation_passes_needed(const struct bisect *bisect, size_t p
 	counts_under(bisect, position, &counts);
 	for (size_t kind = 0; kind < kinds; kind++) {
 		if (kind_share(component_log, bisect->log_evidence[position], kind) <
-		    (getenv("XP_PLAUSIBLE") ? atof(getenv("XP_PLAUSIBLE")) : CONFIRMATION_PLAUSIBLE))
+		    CONFIRMATION_PLAUSIBLE)
 			continue;
 		unsigned n = passes_to_expose(&bisect->noise.components[kind].when_bad,
 					      counts.fails_bad, counts.passes_bad, allowed);
@@ -1271,11 +1280,24 @@ static unsigned char rate_cell(double fail_rate, double false_fail_rate)
 	return (unsigned char)(bin * FALSE_FAIL_BINS + false_bin);
 }
 
-/* A hypothesis split by kind of test: each part's mass, rates and cell. */
+/*
+ * A hypothesis split by kind of test: each part's mass, its p and its cell.
+ * Epsilon is the hypothesis's own mean over the kinds, in every part:
+ * split by kind, a run at a commit that every hypothesis calls good would
+ * promise information about which kind has which false-failure rate, and
+ * the search spent dozens of runs on one surely good commit (measured: a
+ * p = 0.3, eps = 0.01 bisection of 100 commits ran the culprit's
+ * grandparent 48 times and the culprit's parent, whose one FAIL was false,
+ * twice; merged, that row costs 115 runs instead of 122 and is wrong 0.4 %
+ * of the time instead of 1.2 %). Split by p it stays: a repeat at a commit
+ * that is surely bad tells "flaky" from "deterministic".
+ */
 static void split_by_kind(const struct bisect *bisect, const double *component_log,
 			  double log_evidence, const struct noise_counts *counts, double mass,
 			  struct rate_part *parts)
 {
+	double false_fail_rate = 0, total = 0;
+
 	for (size_t kind = 0; kind < bisect->noise.count; kind++) {
 		const struct noise_component *component = &bisect->noise.components[kind];
 		struct rate_part *part = &parts[kind];
@@ -1285,9 +1307,15 @@ static void split_by_kind(const struct bisect *bisect, const double *component_l
 				     : 0;
 		part->fail_rate = clamp_probability(rate_prior_posterior_mean(
 			&component->when_bad, counts->fails_bad, counts->passes_bad));
-		part->false_fail_rate = clamp_probability(rate_prior_posterior_mean(
-			&component->when_good, counts->fails_good, counts->passes_good));
-		part->cell = rate_cell(part->fail_rate, part->false_fail_rate);
+		false_fail_rate += part->mass * rate_prior_posterior_mean(&component->when_good,
+									   counts->fails_good,
+									   counts->passes_good);
+		total += part->mass;
+	}
+	false_fail_rate = clamp_probability(total > 0 ? false_fail_rate / total : 0);
+	for (size_t kind = 0; kind < bisect->noise.count; kind++) {
+		parts[kind].false_fail_rate = false_fail_rate;
+		parts[kind].cell = rate_cell(parts[kind].fail_rate, false_fail_rate);
 	}
 }
 
@@ -1312,16 +1340,6 @@ static void compute_rate_parts(struct bisect *bisect)
 		split_by_kind(bisect, bisect->component_log + position * kinds,
 			      bisect->log_evidence[position], &counts, bisect->probability[position],
 			      parts);
-		if (getenv("XP_MERGE_EPS")) { /* EXPLORATION */
-			double m = 0, ffr = 0;
-			for (size_t kind = 0; kind < kinds; kind++) { m += parts[kind].mass; ffr += parts[kind].mass * parts[kind].false_fail_rate; }
-			for (size_t kind = 0; kind < kinds; kind++) { parts[kind].false_fail_rate = m > 0 ? ffr / m : parts[kind].false_fail_rate; parts[kind].cell = rate_cell(parts[kind].fail_rate, parts[kind].false_fail_rate); }
-		}
-		if (getenv("XP_MERGE_KINDS")) { /* EXPLORATION */
-			double m = 0, fr = 0, ffr = 0;
-			for (size_t kind = 0; kind < kinds; kind++) { m += parts[kind].mass; fr += parts[kind].mass * parts[kind].fail_rate; ffr += parts[kind].mass * parts[kind].false_fail_rate; }
-			for (size_t kind = 0; kind < kinds; kind++) { parts[kind].fail_rate = m > 0 ? fr / m : parts[kind].fail_rate; parts[kind].false_fail_rate = m > 0 ? ffr / m : parts[kind].false_fail_rate; parts[kind].cell = rate_cell(parts[kind].fail_rate, parts[kind].false_fail_rate); }
-		}
 		for (size_t kind = 0; kind < kinds; kind++) {
 			size_t cell = position / BITS_PER_WORD * RATE_CELLS + parts[kind].cell;
 
@@ -1926,14 +1944,6 @@ static int propose_informative(struct bisect *bisect, size_t k, size_t *out, siz
 	selection_prepare(bisect, &selection);
 	if (selection.line_length == 0 || k == 0)
 		return 0;
-	if (getenv("XP_INFO_DUMP") && (unsigned)atoi(getenv("XP_INFO_DUMP")) == bisect->runs) { /* EXPLORATION */
-		for (size_t rank = 0; rank < selection.line_length; rank++) {
-			struct batch one = { .slot_count = 1, .rank = { rank }, .repeats = { 1 } };
-			size_t position = selection.line[rank].position;
-			fprintf(stderr, "    info %s mass %.4f: %.5f\n", position == GOOD_END_POSITION ? "GOOD" : "c", selection.line[rank].ancestor_mass, batch_information(&selection, &one));
-			(void)position;
-		}
-	}
 	if (k <= JOINT_SEARCH_MAX_BOARDS) {
 		struct batch batch;
 		choose_batch_by_information(&selection, (unsigned)k, &batch);
@@ -1973,31 +1983,6 @@ static bool bad_end_must_fail_first(const struct bisect *bisect)
 	       bisect->fails_at[bisect->bad_position] == 0;
 }
 
-/*
- * And it keeps a share of the runs. A learned p can shrink towards epsilon:
- * "commit t is bad, with a p that low" then explains any number of passes
- * at t, its weight falling only as a power of their count (the power is one
- * more than the fails seen where every hypothesis agrees the commit is bad),
- * while the fixed epsilon makes a good t pay a little for each pass. One run
- * at t, chosen for its information now, never shows that; a bisection whose
- * culprit is the bad end itself could then run the commit below it for
- * ever (measured: p = 0.1, 100 commits, 6 in 1000 trials past 3000 runs,
- * 2,900 of them at that one commit). Runs at the bad end raise that power
- * for every hypothesis at once.
- */
-#define BAD_END_SHARE_OF_RUNS 10	/* at least one run in this many */
-
-static bool bad_end_needs_runs(const struct bisect *bisect)
-{
-	size_t bad = bisect->bad_position;
-	double at_bad_end = (double)bisect->fails_where_bad[bad] + bisect->passes_where_bad[bad];
-	double at_candidates = (double)bisect->candidate_fails + bisect->candidate_passes;
-
-	if (getenv("XP_NO_BAD_SHARE")) return false; /* EXPLORATION */
-	return noise_model_learns_fail_rate_when_bad(&bisect->noise) && !bisect->skipped[bad] &&
-	       at_bad_end * (getenv("XP_BAD_SHARE") ? atof(getenv("XP_BAD_SHARE")) : BAD_END_SHARE_OF_RUNS) < at_candidates;
-}
-
 /* Equal proposals next to each other, in the order each first appears. */
 static void make_repeats_adjacent(size_t *proposals, size_t count)
 {
@@ -2031,7 +2016,7 @@ int bisect_next(struct bisect *bisect, size_t k, size_t *out, size_t *count)
 		written = confirmation_runs(bisect, out, k);
 		if (written > k)
 			written = k;
-	} else if (bad_end_must_fail_first(bisect) || bad_end_needs_runs(bisect)) {
+	} else if (bad_end_must_fail_first(bisect)) {
 		out[written++] = bad_end;
 	}
 	if (written < k) {

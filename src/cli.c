@@ -42,6 +42,32 @@ int cli_parse_number(const char *text, double low, double high, const char *what
 	return 0;
 }
 
+int cli_parse_stated_rates(const struct cli_stated_rates *stated, double *p, double *epsilon)
+{
+	int rc;
+
+	if (stated->deterministic && (stated->detect_rate || stated->false_fail_rate)) {
+		cli_error("--deterministic states both rates (1 and 0): drop --detect-rate and "
+			  "--false-fail-rate, or --deterministic");
+		return CLI_EXIT_USAGE;
+	}
+	if (stated->deterministic) {
+		*p = 1;
+		*epsilon = 0;
+		return 0;
+	}
+	if ((rc = cli_parse_number(stated->detect_rate, 1e-6, 1, "--detect-rate", p)) ||
+	    (rc = cli_parse_number(stated->false_fail_rate, 0, 0.999999, "--false-fail-rate",
+				   epsilon)))
+		return rc;
+	if (stated->detect_rate && stated->false_fail_rate && *p <= *epsilon) {
+		cli_error("--detect-rate %s must be above --false-fail-rate %s: a bad commit fails "
+			  "more often than a good one", stated->detect_rate, stated->false_fail_rate);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
 static const struct cli_option *find_option(const struct cli_option *options, const char *name,
 					    size_t length)
 {

@@ -94,6 +94,18 @@ int cli_spawn_wait(char *const argv[]);
  * CLI_EXIT_USAGE after saying which option and what it got. */
 int cli_parse_number(const char *text, double low, double high, const char *what, double *out);
 
+/* A test's error rates as a user states them: --detect-rate P (0, 1],
+ * --false-fail-rate E [0, 1), or --deterministic (both, 1 and 0). *p and
+ * *epsilon get the stated values; those not stated are left as they are.
+ * 0, or CLI_EXIT_USAGE after saying what clashes (P not above E, or
+ * --deterministic with either). */
+struct cli_stated_rates {
+	const char *detect_rate;
+	const char *false_fail_rate;
+	bool deterministic;
+};
+int cli_parse_stated_rates(const struct cli_stated_rates *stated, double *p, double *epsilon);
+
 /* A ref's full commit id in tree (malloc'd); NULL after saying why. Refs
  * starting with '-' are refused: git would read them as options. */
 char *cli_commit_id(const char *tree, const char *ref);

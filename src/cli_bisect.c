@@ -27,7 +27,8 @@
 static const char bisect_usage[] =
 	"usage: rackbisect bisect --repo DIR --good REF [--good REF...] --bad REF --run 'CMD'\n"
 	"                         [--jobs K] [--no-checkout] [--confidence C] [--max-runs N]\n"
-	"                         [--deterministic]\n"
+	"                         [--detect-rate P] [--false-fail-rate E] [--deterministic]\n"
+	"                         [--no-confirm]\n"
 	"\n"
 	"Finds the first bad commit between the good ones and bad by running CMD\n"
 	"(through sh -c) at chosen commits, like `git bisect run`, but for a flaky\n"
@@ -36,10 +37,20 @@ static const char bisect_usage[] =
 	"CMD's exit status: 0 good, 125 skip (cannot be tested), 1-127 bad, 128 or more\n"
 	"abort. K commands run at once (--jobs, default 1), each in a worktree of its\n"
 	"own checked out at the commit; with --no-checkout they run in DIR untouched,\n"
-	"the commit in $RACKBISECT_COMMIT (also $BISECT_HEAD). --deterministic says the\n"
-	"test never misses (git bisect's assumption): fewest runs, no repeats.\n"
-	"Exit: 1 a first bad commit found, 0 no regression, 3 aborted or not sure\n"
-	"enough within --max-runs, 2 usage.\n";
+	"the commit in $RACKBISECT_COMMIT (also $BISECT_HEAD).\n"
+	"The test's two error rates are learned from its results: how often it catches\n"
+	"a bad commit (--detect-rate P, in (0, 1], to state it) and how often it fails\n"
+	"on a good one (--false-fail-rate E, in [0, 1), to state it). --deterministic\n"
+	"says it never errs either way (git bisect's assumption: P = 1, E = 0, the ends\n"
+	"as given, no confirmation): fewest runs, no repeats.\n"
+	"Before naming a commit it confirms it: the commit fails, and its parents (the\n"
+	"first good end, for the oldest) pass as often as a bad commit would not at the\n"
+	"learned rates; those runs count. --no-confirm skips that. The bad end runs\n"
+	"first, until it fails; one that never fails ends in \"no regression\".\n"
+	"--max-runs defaults to what a test catching one bad run in ten needs here\n"
+	"(printed at the start).\n"
+	"Exit: 1 a first bad commit found, 0 no regression seen, 3 aborted, the good end\n"
+	"fails too, or not sure enough within --max-runs, 2 usage.\n";
 
 struct bisect_job {
 	struct bisect_command *command;
@@ -59,9 +70,11 @@ struct bisect_command {
 	const char *jobs_option;
 	const char *confidence_option;
 	const char *max_runs_option;
+	struct cli_stated_rates stated;
 	bool no_checkout;
-	bool deterministic;
+	bool no_confirm;
 	size_t jobs;
+	unsigned int max_runs;		/* the budget in force */
 	char repo_path[PATH_MAX];
 	char work_dir[PATH_MAX];
 	struct commit_graph graph;
@@ -72,6 +85,7 @@ struct bisect_command {
 	unsigned int round;
 	bool aborted;
 	char abort_reason[256];
+	unsigned int *fails, *passes;	/* by candidate, then the good end */
 };
 
 /* ---- options ------------------------------------------------------------------------- */
@@ -86,9 +100,12 @@ static int parse(struct bisect_command *command, int argc, char **argv)
 		{ .name = "run", .value = &command->run },
 		{ .name = "jobs", .value = &command->jobs_option },
 		{ .name = "no-checkout", .flag = &command->no_checkout },
-		{ .name = "deterministic", .flag = &command->deterministic },
+		{ .name = "deterministic", .flag = &command->stated.deterministic },
 		{ .name = "confidence", .value = &command->confidence_option },
 		{ .name = "max-runs", .value = &command->max_runs_option },
+		{ .name = "detect-rate", .value = &command->stated.detect_rate },
+		{ .name = "false-fail-rate", .value = &command->stated.false_fail_rate },
+		{ .name = "no-confirm", .flag = &command->no_confirm },
 		{ .name = NULL },
 	};
 	size_t count;
@@ -121,21 +138,24 @@ static int make_bisect(struct bisect_command *command)
 	bisect_options_init(&options);
 	if ((rc = cli_parse_number(command->confidence_option, 0.5, 0.999999, "--confidence",
 			       &options.confidence)) ||
-	    (rc = cli_parse_number(command->max_runs_option, 1, 1e6, "--max-runs", &max_runs)))
+	    (rc = cli_parse_number(command->max_runs_option, 1, 1e6, "--max-runs", &max_runs)) ||
+	    (rc = cli_parse_stated_rates(&command->stated, &options.fail_rate_when_bad,
+					 &options.fail_rate_when_good)))
 		return rc;
 	options.max_runs = (unsigned int)max_runs;
-	/* a test that never misses needs no evidence about its miss rate:
-	 * git bisect's model, ⌈log2 N⌉ runs */
-	if (command->deterministic) {
-		options.fail_rate_when_bad = 1;
-		options.fail_rate_when_good = 0;
-	}
+	if (command->stated.deterministic)
+		bisect_options_deterministic(&options);
+	if (command->no_confirm)
+		options.confirm = false;
 	rc = bisect_new(command->graph.commits, command->graph.count, command->graph.bad_index,
 			&options, &command->bisect);
 	if (rc) {
 		cli_error("cannot start the bisection: %s", strerror(-rc));
 		return CLI_EXIT_INFRA;
 	}
+	command->max_runs = options.max_runs ? options.max_runs
+					     : bisect_default_max_runs(command->graph.count,
+								       options.confidence);
 	return 0;
 }
 
@@ -219,11 +239,26 @@ static void on_job_closed(uv_handle_t *handle)
 		start_round(command);
 }
 
+/* The commit a proposal names: a candidate, or the first good end. */
+static const char *id_of(const struct bisect_command *command, size_t commit)
+{
+	return commit == BISECT_GOOD_END ? command->graph.good_id : command->graph.ids[commit];
+}
+
+/* Results by commit (the good end last), for the confirmation's summary. */
+static void tally(struct bisect_command *command, size_t commit, enum bisect_result result)
+{
+	size_t at = commit == BISECT_GOOD_END ? command->graph.count : commit;
+
+	command->fails[at] += result == BISECT_FAIL;
+	command->passes[at] += result == BISECT_PASS;
+}
+
 static void on_job_exit(uv_process_t *process, int64_t status, int signal_number)
 {
 	struct bisect_job *slot = process->data;
 	struct bisect_command *command = slot->command;
-	const char *id = command->graph.ids[slot->commit];
+	const char *id = id_of(command, slot->commit);
 	bool abort = false;
 	enum bisect_result result = result_of(status, signal_number, &abort);
 	static const char *const names[] = { "good", "bad", "skip" };
@@ -235,22 +270,27 @@ static void on_job_exit(uv_process_t *process, int64_t status, int signal_number
 			 signal_number ? "was killed by signal" : "exited with", signal_number ? signal_number
 			 : (int)status);
 	} else {
-		bisect_record(command->bisect, slot->commit, result);
-		printf("  %.12s: %s (exit %d)\n", id, names[result], (int)status);
+		if (slot->commit == BISECT_GOOD_END)
+			bisect_record_good_end(command->bisect, result);
+		else
+			bisect_record(command->bisect, slot->commit, result);
+		tally(command, slot->commit, result);
+		printf("  %.12s: %s (exit %d)%s\n", id, names[result], (int)status,
+		       slot->commit == BISECT_GOOD_END ? " (the good end)" : "");
 	}
 	uv_close((uv_handle_t *)process, on_job_closed);
 }
 
 static int checkout(struct bisect_command *command, struct bisect_job *slot)
 {
-	char *tail[] = { "checkout", "--quiet", "--detach", command->graph.ids[slot->commit] };
+	char *tail[] = { "checkout", "--quiet", "--detach", (char *)id_of(command, slot->commit) };
 
 	return command->no_checkout ? 0 : git_in(slot->worktree, tail, 4);
 }
 
 static int start_job(struct bisect_command *command, struct bisect_job *slot, size_t commit)
 {
-	char commit_env[80], head_env[80];
+	char commit_env[128], head_env[128];
 	char *env_extra[] = { commit_env, head_env, NULL };
 	char **environment;
 	char *argv[] = { "sh", "-c", (char *)command->run, NULL };
@@ -265,11 +305,11 @@ static int start_job(struct bisect_command *command, struct bisect_job *slot, si
 	slot->command = command;
 	slot->commit = commit;
 	if (checkout(command, slot) != 0) {
-		cli_error("cannot check out %s in %s", command->graph.ids[commit], slot->worktree);
+		cli_error("cannot check out %s in %s", id_of(command, commit), slot->worktree);
 		return -EIO;
 	}
-	snprintf(commit_env, sizeof(commit_env), "RACKBISECT_COMMIT=%s", command->graph.ids[commit]);
-	snprintf(head_env, sizeof(head_env), "BISECT_HEAD=%s", command->graph.ids[commit]);
+	snprintf(commit_env, sizeof(commit_env), "RACKBISECT_COMMIT=%s", id_of(command, commit));
+	snprintf(head_env, sizeof(head_env), "BISECT_HEAD=%s", id_of(command, commit));
 	environment = subprocess_environment(env_extra, NULL);
 	options.file = "sh";
 	options.args = argv;
@@ -295,9 +335,11 @@ static void print_progress(struct bisect_command *command)
 	struct bisect_status status;
 
 	bisect_status(command->bisect, &status);
-	printf("round %u: %zu candidates left, best %.12s at %.3f, p estimate %.2f, %u runs\n",
+	printf("round %u: %zu candidates left, best %.12s at %.4f%s, p estimate %.2f, "
+	       "eps estimate %.3f, %u runs\n",
 	       command->round, status.candidates_left, command->graph.ids[status.best],
-	       status.best_probability, status.fail_rate_estimate, status.runs);
+	       status.best_probability, status.confirming ? " (confirming it)" : "",
+	       status.fail_rate_estimate, status.fail_rate_when_good_estimate, status.runs);
 	fflush(stdout);
 }
 
@@ -336,32 +378,64 @@ static void print_commit(const struct bisect_command *command, size_t index, con
 	free(description);
 }
 
+/* What confirmed the answer: its own runs and its parents'. */
+static void print_confirmation(const struct bisect_command *command, size_t culprit)
+{
+	const struct bisect_commit *commit = &command->graph.commits[culprit];
+	size_t good_end = command->graph.count, i;
+
+	printf("confirmed: it failed %u of %u runs", command->fails[culprit],
+	       command->fails[culprit] + command->passes[culprit]);
+	for (i = 0; i < commit->parent_count; i++) {
+		size_t parent = commit->parents[i];
+
+		printf("; parent %.12s passed %u of %u", command->graph.ids[parent],
+		       command->passes[parent], command->passes[parent] + command->fails[parent]);
+	}
+	if (commit->parent_count == 0)
+		printf("; the good end %.12s passed %u of %u", command->graph.good_id,
+		       command->passes[good_end], command->passes[good_end] + command->fails[good_end]);
+	printf("\n");
+}
+
 static int report(struct bisect_command *command)
 {
+	size_t bad = command->graph.bad_index, good_end = command->graph.count, i;
 	struct bisect_status status;
-	size_t i;
 
 	if (command->aborted) {
 		printf("bisection aborted: %s\n", command->abort_reason);
 		return CLI_EXIT_INFRA;
 	}
 	bisect_status(command->bisect, &status);
-	printf("%s after %u runs in %u rounds (p estimate %.2f)\n", bisect_state_name(status.state),
-	       status.runs, command->round, status.fail_rate_estimate);
+	printf("%s after %u runs in %u rounds (p estimate %.2f, eps estimate %.3f)\n",
+	       bisect_state_name(status.state), status.runs, command->round,
+	       status.fail_rate_estimate, status.fail_rate_when_good_estimate);
 	switch (status.state) {
 	case BISECT_FOUND:
 		print_commit(command, status.best, "first bad commit: ");
+		print_confirmation(command, status.best);
 		return CLI_EXIT_FAIL;
 	case BISECT_NO_REGRESSION:
-		printf("no regression between the good commits and %s\n", command->bad);
+		printf("no regression seen between the good commits and %s at probability %.4f: "
+		       "the bad end passed %u of %u runs\n", command->bad,
+		       status.no_regression_probability, command->passes[bad],
+		       command->passes[bad] + command->fails[bad]);
 		return CLI_EXIT_OK;
+	case BISECT_GOOD_END_BAD:
+		printf("the good end %.12s is bad too (probability %.4f): it failed %u of %u runs; "
+		       "the regression is older than the range: bisect from an older good commit\n",
+		       command->graph.good_id, status.good_end_bad_probability,
+		       command->fails[good_end], command->fails[good_end] + command->passes[good_end]);
+		return CLI_EXIT_INFRA;
 	case BISECT_ONLY_SKIPPED_LEFT:
 		printf("only skipped commits left to test; the first bad commit could be any of:\n");
 		for (i = 0; i < status.undecided_count; i++)
 			print_commit(command, status.undecided[i], "  ");
 		return CLI_EXIT_FAIL;
 	default:
-		print_commit(command, status.best, "not sure enough; best guess: ");
+		printf("not sure enough within %u runs (--max-runs)\n", command->max_runs);
+		print_commit(command, status.best, "best guess: ");
 		return CLI_EXIT_INFRA;
 	}
 }
@@ -402,9 +476,15 @@ int cli_bisect(int argc, char **argv)
 			rc = CLI_EXIT_USAGE;
 		}
 	}
+	if (rc == 0) {
+		command->fails = calloc(command->graph.count + 1, sizeof(unsigned int));
+		command->passes = calloc(command->graph.count + 1, sizeof(unsigned int));
+		if (!command->fails || !command->passes)
+			rc = CLI_EXIT_INFRA;
+	}
 	if (rc == 0 && (rc = make_bisect(command)) == 0) {
-		printf("bisecting %zu candidates in %s, %zu at a time\n", command->graph.count,
-		       command->repo_path, command->jobs);
+		printf("bisecting %zu candidates in %s, %zu at a time, at most %u runs\n",
+		       command->graph.count, command->repo_path, command->jobs, command->max_runs);
 		uv_loop_init(&command->loop);
 		if (prepare_worktrees(command) == 0) {
 			start_round(command);
@@ -418,6 +498,8 @@ int cli_bisect(int argc, char **argv)
 	}
 	bisect_free(command->bisect);
 	commit_graph_free(&command->graph);
+	free(command->fails);
+	free(command->passes);
 	free(command);
 	return rc < 0 ? 0 : rc;
 }

@@ -25,7 +25,8 @@
 static const char lab_usage[] =
 	"usage: rackbisect bisect JOB --good REF [--good REF...] --bad REF [--symptom NAME]\n"
 	"                         [--workload NAME] [--boards SELECTOR] [--confidence C]\n"
-	"                         [--max-runs N] [--revert-check] [--tree DIR] [--lab LAB]\n"
+	"                         [--max-runs N] [--detect-rate P] [--false-fail-rate E]\n"
+	"                         [--deterministic] [--revert-check] [--tree DIR] [--lab LAB]\n"
 	"                         [--state DIR] [--json] [-v]\n"
 	"       rackbisect bisect status|log|resume [ID] [--lab LAB] [--state DIR]\n"
 	"\n"
@@ -37,8 +38,13 @@ static const char lab_usage[] =
 	"must not. Then each round tests one commit per such board (the next likely\n"
 	"commits build meanwhile); a FAIL with another symptom is reported, not used.\n"
 	"It stops when one commit is the culprit with probability --confidence\n"
-	"(default 0.99), then confirms it: the culprit fails, its parents pass enough\n"
-	"runs; with --revert-check, the culprit reverted on top of bad must pass.\n"
+	"(default 0.99), confirmed: the culprit failed, and its parents passed as often\n"
+	"as a bad commit would not at the learned rates; with --revert-check, the\n"
+	"culprit reverted on top of bad must pass too. The symptom's rates are learned\n"
+	"from the runs: how often it shows on a bad kernel (--detect-rate P to state\n"
+	"it) and how often on a good one (--false-fail-rate E); --deterministic states\n"
+	"1 and 0. A good end that fails now and then is evidence of false failures; one\n"
+	"that fails as often as bad ends the bisection: the ends bracket nothing.\n"
 	"Every run is stored as it starts: `bisect resume` continues after a crash\n"
 	"without repeating a finished run; `bisect log` lists the evidence, `bisect\n"
 	"status` says where it stands (ID: the latest bisection when left out).\n"
@@ -56,6 +62,7 @@ struct lab_bisect_command {
 	const char *boards;
 	const char *confidence;
 	const char *max_runs;
+	struct cli_stated_rates stated;
 	bool revert_check;
 	int64_t bisection_id;
 	json_t *spec;
@@ -80,6 +87,9 @@ static int parse(struct lab_bisect_command *command, int argc, char **argv)
 		{ .name = "confidence", .value = &command->confidence },
 		{ .name = "max-runs", .value = &command->max_runs },
 		{ .name = "revert-check", .flag = &command->revert_check },
+		{ .name = "detect-rate", .value = &command->stated.detect_rate },
+		{ .name = "false-fail-rate", .value = &command->stated.false_fail_rate },
+		{ .name = "deterministic", .flag = &command->stated.deterministic },
 		{ .name = NULL },
 	};
 	const char *positional[1];
@@ -157,14 +167,22 @@ static int make_spec(struct lab_bisect_command *command)
 	json_object_set_new(spec, "revert_check", json_boolean(command->revert_check));
 	json_object_set_new(spec, "step", json_string("bad-end"));
 	{
-		double confidence = 0.99, max_runs = 0;
+		double confidence = 0.99, max_runs = 0, p = -1, epsilon = -1;
 		int rc;
 
 		if ((rc = cli_parse_number(command->confidence, 0.5, 0.999999, "--confidence", &confidence)) ||
-		    (rc = cli_parse_number(command->max_runs, 1, 1e6, "--max-runs", &max_runs)))
+		    (rc = cli_parse_number(command->max_runs, 1, 1e6, "--max-runs", &max_runs)) ||
+		    (rc = cli_parse_stated_rates(&command->stated, &p, &epsilon)))
 			return rc;
 		json_object_set_new(spec, "confidence", json_real(confidence));
 		json_object_set_new(spec, "max_runs", json_integer((json_int_t)max_runs));
+		/* the rates the user states; the engine learns the others */
+		if (p >= 0)
+			json_object_set_new(spec, "detect_rate", json_real(p));
+		if (epsilon >= 0)
+			json_object_set_new(spec, "false_fail_rate", json_real(epsilon));
+		if (command->stated.deterministic)
+			json_object_set_new(spec, "deterministic", json_true());
 	}
 	return 0;
 }

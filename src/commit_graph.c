@@ -163,6 +163,7 @@ int commit_graph_load(const char *tree, const char *bad, const char *const *good
 		goto out;
 	}
 	graph->bad_index = (size_t)bad_index;
+	snprintf(graph->good_id, sizeof(graph->good_id), "%s", good_ids[0] + 1);
 out:
 	free(output);
 	free(good_ids);

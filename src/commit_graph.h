@@ -16,6 +16,8 @@ struct commit_graph {
 	size_t bad_index;
 	char **ids;			/* owned: commits[i].id points here */
 	size_t **parents;		/* owned: commits[i].parents points here */
+	char good_id[64];		/* the first good end, resolved: where a run at
+					 * "the good end" (BISECT_GOOD_END) goes */
 };
 
 /*

@@ -27,8 +27,6 @@
 #define BAD_END_ROUNDS 2
 /* rounds that teach nothing before the bisection stops instead of looping */
 #define MAX_ROUNDS_WITHOUT_EVIDENCE 3
-/* confirmation never asks more runs of one commit than this */
-#define MAX_CONFIRMATION_RUNS 12
 
 enum step { STEP_BAD_END, STEP_GOOD_ENDS, STEP_BISECT, STEP_REVERT, STEP_DONE };
 static const char *const step_names[] = { "bad-end", "good-ends", "bisect", "revert", "done" };
@@ -63,6 +61,7 @@ struct lab_bisect {
 	struct board **pool;		/* boards that reproduced at bad */
 	size_t pool_count;
 	unsigned int *passes, *fails;	/* evidence per graph index */
+	unsigned int good_end_passes, good_end_fails;
 	signed char *builds;		/* per graph index: 1 builds, -1 does not, 0 not known yet */
 	bool prebuilding;		/* a round waits for its commits' builds */
 	unsigned int prebuild_waits;	/* how often this round waited */
@@ -238,12 +237,23 @@ static int record_run(struct bisect *engine, const struct commit_graph *graph, c
 	return 0;
 }
 
+/* The question's noise: learned unless the spec states a rate ("detect_rate",
+ * "false_fail_rate") or says "deterministic". */
 static void engine_options_of(const json_t *spec, struct bisect_options *options)
 {
+	const json_t *detect_rate = json_object_get(spec, "detect_rate");
+	const json_t *false_fail_rate = json_object_get(spec, "false_fail_rate");
+
 	bisect_options_init(options);
 	if (json_number_value(json_object_get(spec, "confidence")) > 0)
 		options->confidence = json_number_value(json_object_get(spec, "confidence"));
 	options->max_runs = (unsigned int)json_integer_value(json_object_get(spec, "max_runs"));
+	if (json_is_number(detect_rate))
+		options->fail_rate_when_bad = json_number_value(detect_rate);
+	if (json_is_number(false_fail_rate))
+		options->fail_rate_when_good = json_number_value(false_fail_rate);
+	if (json_is_true(json_object_get(spec, "deterministic")))
+		bisect_options_deterministic(options);
 }
 
 int lab_bisect_replay_runs(const struct store_run_list *runs, const json_t *spec,
@@ -296,6 +306,9 @@ static void count_run(struct lab_bisect *lb, const struct store_run *run)
 	if (where >= 0) {
 		lb->passes[where] += result == BISECT_PASS;
 		lb->fails[where] += result == BISECT_FAIL;
+	} else {
+		lb->good_end_passes += result == BISECT_PASS;
+		lb->good_end_fails += result == BISECT_FAIL;
 	}
 	if (lb->record_count == lb->record_capacity) {
 		size_t capacity = lb->record_capacity ? 2 * lb->record_capacity : 64;
@@ -881,18 +894,15 @@ static void good_ends_done(struct lab_bisect *lb, const struct store_run_list *l
 		const struct store_run *run = &list->runs[i];
 		enum lab_bisect_evidence kind = lab_bisect_evidence_of(run, lb->options.spec, NULL);
 
-		if (kind == LAB_BISECT_EVIDENCE_FAIL) {
-			stop_with(lb, "the good end %.12s shows %s too (run %" PRId64 " on %s): these ends "
-				  "do not bracket a regression of it; give an older --good or another "
-				  "--symptom", run->commit, lb->answer.symptom, run->id, run->board);
-			return;
-		}
+		/* a FAIL here is evidence like any other: a test that fails now and
+		 * then on good kernels does that at the good end too, and the engine
+		 * weighs "false failure" against "the good end is bad" */
 		if (kind == LAB_BISECT_EVIDENCE_SKIP) {
 			stop_with(lb, "the good end %.12s did not build or boot (run %" PRId64 "): a good "
 				  "end must run", run->commit, run->id);
 			return;
 		}
-		evidence += kind == LAB_BISECT_EVIDENCE_PASS;
+		evidence += kind == LAB_BISECT_EVIDENCE_PASS || kind == LAB_BISECT_EVIDENCE_FAIL;
 		count_run(lb, run);
 	}
 	if (!evidence) {
@@ -917,11 +927,19 @@ static struct board **online_pool(struct lab_bisect *lb, size_t *count)
 	return online;
 }
 
+/* The commit a proposal names: a candidate, or BISECT_GOOD_END, the first
+ * good end (the one the engine's "good end" runs go to). */
+static const char *proposal_ref(const struct lab_bisect *lb, size_t proposal)
+{
+	if (proposal == BISECT_GOOD_END)
+		return json_string_value(json_array_get(json_object_get(lb->options.spec, "goods"), 0));
+	return lb->options.graph->ids[proposal];
+}
+
 /* Proposals (graph indexes, repeats adjacent) onto the online boards, one each. */
 static void launch_proposals(struct lab_bisect *lb, const size_t *proposals, size_t count,
 			     struct board **boards)
 {
-	const struct commit_graph *graph = lb->options.graph;
 	size_t i;
 
 	/* stored, so that a resumed bisection goes on counting */
@@ -929,45 +947,26 @@ static void launch_proposals(struct lab_bisect *lb, const size_t *proposals, siz
 	save_spec(lb);
 	lab_round_clear(&lb->round);
 	for (i = 0; i < count; i++) {
-		struct lab_round_group *group = lab_round_find(&lb->round, graph->ids[proposals[i]]);
+		const char *ref = proposal_ref(lb, proposals[i]);
+		struct lab_round_group *group = lab_round_find(&lb->round, ref);
 
 		if (!group)
-			group = lab_round_add(&lb->round, graph->ids[proposals[i]], lb->workload, 1);
+			group = lab_round_add(&lb->round, ref, lb->workload, 1);
 		if (group)
 			group->boards[group->board_count++] = boards[i];
 	}
 	round_launch(lb);
 }
 
-/* Passes a parent needs: a commit failing at rate p fails at least once in n
- * runs with probability 1 - (1 - p)^n; n makes that the confidence. */
-static unsigned int passes_needed(double fail_rate, double confidence)
+/* Passes the revert needs: a commit failing at the learned rate p would
+ * fail at least once in n runs with the confidence (p taken as at least
+ * 0.05, so that a revert check stays a check, not a bisection). */
+static unsigned int revert_passes_needed(double fail_rate, double confidence)
 {
 	double p = fail_rate < 0.05 ? 0.05 : fail_rate > 0.999 ? 0.999 : fail_rate;
 	double n = ceil(log(1 - confidence) / log(1 - p));
 
-	return n < 1 ? 1 : n > MAX_CONFIRMATION_RUNS ? MAX_CONFIRMATION_RUNS : (unsigned int)n;
-}
-
-/* The runs confirmation still wants, at most `room`; 0 when confirmed. */
-static size_t confirmation_needs(struct lab_bisect *lb, const struct bisect_status *status,
-				 size_t *proposals, size_t room)
-{
-	const struct bisect_commit *culprit = &lb->options.graph->commits[status->best];
-	unsigned int needed = passes_needed(status->fail_rate_estimate,
-					    lb->engine_options.confidence);
-	size_t count = 0, i;
-	unsigned int more;
-
-	if (lb->fails[status->best] == 0 && count < room)
-		proposals[count++] = status->best;
-	for (i = 0; i < culprit->parent_count; i++) {
-		size_t parent = culprit->parents[i];
-
-		for (more = lb->passes[parent]; more < needed && count < room; more++)
-			proposals[count++] = parent;
-	}
-	return count;
+	return n < 1 ? 1 : (unsigned int)n;
 }
 
 static void describe_confirmation(struct lab_bisect *lb, const struct bisect_status *status)
@@ -990,7 +989,9 @@ static void describe_confirmation(struct lab_bisect *lb, const struct bisect_sta
 	}
 	if (culprit->parent_count == 0 && used < sizeof(lb->answer.confirmation))
 		snprintf(lb->answer.confirmation + used, sizeof(lb->answer.confirmation) - used,
-			 "; its parent is a good end, checked first");
+			 "; its parent is the good end %.12s, which passed %u of %u",
+			 proposal_ref(lb, BISECT_GOOD_END), lb->good_end_passes,
+			 lb->good_end_passes + lb->good_end_fails);
 }
 
 /*
@@ -1017,6 +1018,8 @@ static bool prebuild(struct lab_bisect *lb, const size_t *proposals, size_t coun
 	for (i = 0; i < count; i++) {
 		size_t p = proposals[i];
 
+		if (p == BISECT_GOOD_END)	/* built and run in step 2 */
+			continue;
 		/* still building, or found not to build with its SKIP not stored yet */
 		if ((ahead = find_ahead(lb, graph->ids[p])) != NULL) {
 			needed_now(ahead);
@@ -1111,6 +1114,25 @@ static size_t boot_skips_to_retry(struct lab_bisect *lb, const struct bisect_sta
 	return count;
 }
 
+/* The engine decided the ends do not bracket a regression: said, and stopped. */
+static void stop_on_ends(struct lab_bisect *lb, const struct bisect_status *status)
+{
+	if (status->state == BISECT_GOOD_END_BAD)
+		stop_with(lb, "the good end %.12s shows %s too (%u of %u runs failed; probability "
+			  "%.4f that it is bad): these ends do not bracket a regression of it; give "
+			  "an older --good or another --symptom", proposal_ref(lb, BISECT_GOOD_END),
+			  lb->answer.symptom, lb->good_end_fails, lb->good_end_passes + lb->good_end_fails,
+			  status->good_end_bad_probability);
+	else
+		snprintf(lb->answer.reason, sizeof(lb->answer.reason),
+			 "the failures of %s were false ones (probability %.4f): no regression",
+			 lb->answer.symptom, status->no_regression_probability);
+}
+
+/*
+ * One round: the engine's proposals (confirmation runs first, while it
+ * confirms its answer) on the online boards; or the answer.
+ */
 static void bisect_round(struct lab_bisect *lb)
 {
 	const struct commit_graph *graph = lb->options.graph;
@@ -1120,35 +1142,36 @@ static void bisect_round(struct lab_bisect *lb)
 	size_t *proposals = calloc(lb->pool_count + 1, sizeof(*proposals));
 
 	bisect_status(lb->engine, &status);
+	lb->confirming = status.confirming;
 	if (!online || !proposals) {
 		stop_with(lb, "out of memory");
 	} else if (online_count == 0) {
 		stop_with(lb, "no board that reproduces %s is online: see `rackbisect runs` and the "
 			  "boards' health checks", lb->answer.symptom);
-	} else if (status.state == BISECT_FOUND &&
-		   (count = confirmation_needs(lb, &status, proposals, online_count)) == 0) {
+	} else if (status.state == BISECT_FOUND) {
 		describe_confirmation(lb, &status);
-		lb->confirming = false;
 		set_step(lb, json_is_true(json_object_get(lb->options.spec, "revert_check"))
 			 ? STEP_REVERT : STEP_DONE);
-	} else if (status.state == BISECT_FOUND) {
-		lb->confirming = true;
-		lb->answer.rounds++;
-		progress(lb, "round %u: confirming %.12s (probability %.4f): %zu run%s", lb->answer.rounds,
-			 graph->ids[status.best], status.best_probability, count, count == 1 ? "" : "s");
-		launch_proposals(lb, proposals, count, online);
+	} else if (status.state == BISECT_GOOD_END_BAD || status.state == BISECT_NO_REGRESSION) {
+		stop_on_ends(lb, &status);
+		set_step(lb, STEP_DONE);
 	} else if (status.state == BISECT_RUNNING &&
 		   bisect_next(lb->engine, online_count, proposals, &count) == 0 && count &&
 		   prebuild(lb, proposals, count)) {
 		/* prebuild_ended() comes back here */
 	} else if (status.state == BISECT_RUNNING && count) {
-		lb->confirming = false;
 		lb->prebuild_waits = 0;
 		lb->answer.rounds++;
-		progress(lb, "round %u: %zu candidates left, best %.12s at %.4f, %u runs so far "
-			 "(p estimate %.2f); testing %zu", lb->answer.rounds, status.candidates_left,
-			 graph->ids[status.best], status.best_probability, lb->answer.runs,
-			 status.fail_rate_estimate, count);
+		if (status.confirming)
+			progress(lb, "round %u: confirming %.12s (probability %.4f): %zu run%s",
+				 lb->answer.rounds, graph->ids[status.best], status.best_probability,
+				 count, count == 1 ? "" : "s");
+		else
+			progress(lb, "round %u: %zu candidates left, best %.12s at %.4f, %u runs so far "
+				 "(p estimate %.2f, eps estimate %.3f); testing %zu", lb->answer.rounds,
+				 status.candidates_left, graph->ids[status.best], status.best_probability,
+				 lb->answer.runs, status.fail_rate_estimate,
+				 status.fail_rate_when_good_estimate, count);
 		launch_proposals(lb, proposals, count, online);
 	} else if (status.state == BISECT_ONLY_SKIPPED_LEFT &&
 		   (count = boot_skips_to_retry(lb, &status, proposals, online, online_count)) > 0) {
@@ -1218,7 +1241,8 @@ static void start_revert(struct lab_bisect *lb)
 	struct board **online = online_pool(lb, &online_count);
 
 	bisect_status(lb->engine, &status);
-	lb->revert_needed = passes_needed(status.fail_rate_estimate, lb->engine_options.confidence);
+	lb->revert_needed = revert_passes_needed(status.fail_rate_estimate,
+						 lb->engine_options.confidence);
 	if (make_revert(lb, lb->options.graph->ids[status.best], error, sizeof(error)) != 0 ||
 	    !online || online_count == 0) {
 		snprintf(lb->answer.revert, sizeof(lb->answer.revert), "not checked: %s",
