@@ -439,6 +439,7 @@ static void on_replayed(const struct store_run *run, long counted_at, const stru
 	snprintf(step->best, sizeof(step->best), "%s", context->graph->ids[status.best]);
 	step->best_probability = status.best_probability;
 	step->candidates_left = status.candidates_left;
+	step->beyond_candidates = status.no_regression_probability + status.good_end_bad_probability;
 	keep_top_candidates(step, engine, context->graph);
 }
 

@@ -117,6 +117,9 @@ struct report_step {
 	char best[41];			/* the most probable first bad commit after it */
 	double best_probability;
 	size_t candidates_left;
+	/* that no candidate is the first bad commit: "no regression", or "the
+	 * good end is bad too" (0 when the bisection trusted its ends) */
+	double beyond_candidates;
 	/* the most probable first bad commits after it, most probable first */
 	struct report_candidate top[REPORT_TOP_CANDIDATES];
 	size_t top_count;

@@ -3,7 +3,9 @@
 # (git bisect run's exit codes), here a test that catches the bug only half
 # the time. Checks the culprit and its stated probability, K jobs at once in
 # worktrees, --no-checkout, skips next to the culprit, abort, and that no
-# worktree is left behind. Also shows what plain `git bisect run` says.
+# worktree is left behind; the ends that cannot be right (a bad end that
+# never fails, a good end that fails too), the confirmation it prints, and
+# stated rates. Also shows what plain `git bisect run` says.
 #
 # Prints "ok N - ..." / "not ok N - ...".
 set -u
@@ -12,7 +14,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/integration/lib.sh"
 rb=$(rackbisect_under_test "$root")
 work=$(mktemp -d /tmp/rackbisect-bisect-run-XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM HUP
 
 # make_repo DIR CULPRIT BROKEN...: 256 commits c1..c256 after c0; from CULPRIT
@@ -114,6 +116,36 @@ chmod +x "$work/abort-test"
 check "exit 128 or more from the test: abort, exit 3" \
 	bash -c "[ $? -eq 3 ] && grep -q 'aborted' '$work/abort.out'"
 check "no worktree left behind after an abort" bash -c "[ \$(git -C '$work/repo' worktree list | wc -l) -eq 1 ]"
+
+# the answer says what confirmed it
+check "flaky test: the answer says what confirmed it (its FAILs, its parent's passes)" \
+	grep -q '^confirmed: it failed [1-9][0-9]* of [0-9]* runs; parent [0-9a-f]* passed [1-9][0-9]* of' "$work/jobs4.out"
+
+# a bad end that never fails: after the runs that would have shown a
+# regression (81 under the default prior, at 0.99), no regression, exit 0
+"$rb" bisect --repo "$work/repo" --good c0 --bad c256 --run true --no-checkout >"$work/never.out" 2>&1
+check "a bad end that never fails: exit 0" test $? -eq 0
+check "... 'no regression seen' with its probability" \
+	grep -q '^no regression seen between the good commits and c256 at probability 0\.[0-9]*: the bad end passed 81 of 81 runs' "$work/never.out"
+
+# a test that fails everywhere, the good end too: the ends bracket nothing
+"$rb" bisect --repo "$work/repo" --good c0 --bad c256 --run false --no-checkout >"$work/always.out" 2>&1
+check "a good end that fails too: exit 3" test $? -eq 3
+check "... 'the good end is bad too', after running it" \
+	bash -c "grep -q '^the good end [0-9a-f]* is bad too (probability 0\.99' '$work/always.out' && grep -q ': bad (exit 1) (the good end)' '$work/always.out'"
+
+# stated rates: what contradicts itself is a usage error
+"$rb" bisect --repo "$work/repo" --good c0 --bad c256 --run true --detect-rate 0.3 --false-fail-rate 0.5 >"$work/rates.out" 2>&1
+check "--detect-rate not above --false-fail-rate: exit 2 saying so" \
+	bash -c "[ $? -eq 2 ] && grep -q 'must be above --false-fail-rate' '$work/rates.out'"
+"$rb" bisect --repo "$work/repo" --good c0 --bad c256 --run true --deterministic --detect-rate 1 >"$work/rates2.out" 2>&1
+check "--deterministic with --detect-rate: exit 2 saying so" \
+	bash -c "[ $? -eq 2 ] && grep -q 'deterministic states both rates' '$work/rates2.out'"
+rm -rf "$work/counts"
+"$rb" bisect --repo "$work/repo" --good c0 --bad c256 --run "$work/flaky-test" --no-checkout \
+	--detect-rate 0.5 --false-fail-rate 0 >"$work/stated.out" 2>&1
+check "rates stated (0.5, 0): the culprit" contains "$work/stated.out" "^first bad commit: $culprit"
+sed -n '/ after [0-9]* runs in /p' "$work/stated.out" | sed 's/^/# stated: /'
 
 "$rb" bisect --repo "$work/repo" --good c0 --bad c256 >"$work/usage.out" 2>&1
 check "no --run: exit 2 with the usage" bash -c "[ $? -eq 2 ] && grep -q 'usage: rackbisect bisect' '$work/usage.out'"

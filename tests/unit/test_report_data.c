@@ -117,6 +117,9 @@ static void test_bisection_path_narrows_to_the_culprit(void **state)
 			assert_true(t == 0 || step->top[t].probability <= step->top[t - 1].probability);
 			sum += step->top[t].probability;
 		}
+		/* with "no regression" and "the good end is bad", the whole belief */
+		assert_true(step->beyond_candidates >= 0 && step->beyond_candidates < 1);
+		sum += step->beyond_candidates;
 		assert_true(sum > 0.999 && sum < 1.001);
 	}
 	/* the INFRA run is no evidence and says why; the FAILs with the symptom are */
