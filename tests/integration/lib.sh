@@ -60,10 +60,11 @@ rackbisect_under_test() {
 	fi
 }
 
-# eight_board_lab NAME PREFIX SUBNET [COUNT [FAULTS]]: a lab file (on stdout)
-# of eight boards (or the first COUNT) PREFIX01..PREFIX08 with the chips of
-# labs/virtual.yaml on SUBNET.1-8, each a test's own loopback addresses;
-# FAULTS (a fault plan's entries, "hang-workload: 3") goes to every board.
+# eight_board_lab NAME PREFIX SUBNET [COUNT [FAULTS [KNOBS]]]: a lab file (on
+# stdout) of eight boards (or the first COUNT) PREFIX01..PREFIX08 with the
+# chips of labs/virtual.yaml on SUBNET.1-8, each a test's own loopback
+# addresses; FAULTS (a fault plan's entries, "hang-workload: 3") and KNOBS
+# (model knobs, "p_interference: 0.1") go to every board.
 eight_board_lab() {
 	local n=0 chip
 	echo "name: $1"
@@ -83,6 +84,7 @@ eight_board_lab() {
     seed: $n
 YAML
 		[ -z "${5:-}" ] || echo "    faults: {$5}"
+		[ -z "${6:-}" ] || echo "    knobs: {$6}"
 	done
 }
 

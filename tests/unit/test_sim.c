@@ -1,7 +1,9 @@
 /*
  * test_sim.c - the board simulator (drivers/virtual/sim): knobs, chips, its
  * building blocks, booting, every tool's output as a workload parses it,
- * pseudo files, determinism, several boards in one process and hangs.
+ * pseudo files, determinism, several boards in one process and hangs, and
+ * the interferer (p_interference): off by default, the rate its spells
+ * begin at, and the ping-loss symptom it gives good kernels.
  * The statistics of ath9k-model.md §8 are in test_sim_fidelity.c.
  */
 #include <stdarg.h>
@@ -11,6 +13,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +97,7 @@ static void test_knob_defaults(void **state)
 	assert_true(k.idle_gap_min_ms == 5 && k.idle_gap_max_ms == 100);
 	assert_int_equal(k.dtim_period, 1);
 	assert_int_equal(k.aspm_l1, 1);
+	assert_true(k.p_interference == 0 && k.interference_ms == 30000);
 }
 
 static void test_knob_set_by_name(void **state)
@@ -110,6 +114,10 @@ static void test_knob_set_by_name(void **state)
 	assert_true(k.idle_gap_max_ms == 250);
 	assert_int_equal(sim_knob_set(&k, "aspm_l1", "0"), 0);
 	assert_int_equal(k.aspm_l1, 0);
+	assert_int_equal(sim_knob_set(&k, "p_interference", "0.2"), 0);
+	assert_true(k.p_interference == 0.2);
+	assert_int_equal(sim_knob_set(&k, "interference_ms", "45000"), 0);
+	assert_true(k.interference_ms == 45000);
 }
 
 static void test_knob_unknown_name(void **state)
@@ -148,7 +156,10 @@ static void test_knob_out_of_range(void **state)
 	assert_int_equal(sim_knob_set(&k, "dtim_period", "4"), -ERANGE);
 	assert_int_equal(sim_knob_set(&k, "retry_limit", "0"), -ERANGE);
 	assert_int_equal(sim_knob_set(&k, "idle_gap_min_ms", "-1"), -ERANGE);
+	assert_int_equal(sim_knob_set(&k, "p_interference", "1.01"), -ERANGE);
+	assert_int_equal(sim_knob_set(&k, "interference_ms", "60001"), -ERANGE);
 	assert_true(k.p_wedge == 0.3);
+	assert_true(k.p_interference == 0 && k.interference_ms == 30000);
 }
 
 static void test_knob_names_all_settable(void **state)
@@ -161,7 +172,7 @@ static void test_knob_names_all_settable(void **state)
 	sim_knobs_default(&k);
 	for (; *names; names++, count++)
 		assert_int_equal(sim_knob_set(&k, *names, "1"), 0);
-	assert_int_equal(count, 15);
+	assert_int_equal(count, 17);
 }
 
 /* ---- chips --------------------------------------------------------------------- */
@@ -1028,7 +1039,8 @@ static void test_write_files_leaves_unchanged_files_alone(void **state)
 
 /* ---- determinism, several boards, hangs ------------------------------------------------- */
 
-static char *run_script(void **state, enum driver_variant variant, uint64_t seed)
+static char *run_script_with(void **state, enum driver_variant variant, uint64_t seed,
+			     const char *knobs)
 {
 	static const char *const script[] = {
 		"sleep 5", "ping -c 20 -i 0.2 127.80.2.1", "iw dev wlan0 disconnect", "sleep 3",
@@ -1036,7 +1048,7 @@ static char *run_script(void **state, enum driver_variant variant, uint64_t seed
 		"sleep 2", "iw dev wlan0 connect -w rackbisect-ap", "sleep 40",
 		"iw dev wlan0 station dump", "dmesg",
 	};
-	struct sim_board *board = booted(state, variant, seed, NULL);
+	struct sim_board *board = booted(state, variant, seed, knobs);
 	struct sim_test_output out = { 0 };
 	char *transcript = NULL;
 	size_t len = 0, i;
@@ -1051,6 +1063,11 @@ static char *run_script(void **state, enum driver_variant variant, uint64_t seed
 	sim_test_output_free(&out);
 	sim_board_destroy(board);
 	return transcript;
+}
+
+static char *run_script(void **state, enum driver_variant variant, uint64_t seed)
+{
+	return run_script_with(state, variant, seed, NULL);
 }
 
 static void test_same_seed_same_run(void **state)
@@ -1223,6 +1240,193 @@ static void test_driver_work_runs_after_its_delay(void **state)
 	sim_board_destroy(board);
 }
 
+/* ---- the interferer (p_interference, interference_ms) ------------------------------------ */
+
+#define AP_ADDRESS "127.80.2.1"
+/* One W2 phase of the quick job (tests/integration/lib.sh): 30 s of pings. */
+#define W2_PHASE_PINGS 150
+#define W2_PHASE_PING "ping -q -i 0.2 -c 150 -W 1 " AP_ADDRESS
+
+/* Replies one ping line did not get (transmitted - received); *sent: transmitted. */
+static long ping_lost(struct sim_board *board, struct sim_test_output *out, const char *line,
+		      long *sent)
+{
+	const char *stats;
+	long received;
+
+	sim_test_run(board, out, line);
+	stats = strstr(out->out, " ping statistics ---\n");
+	assert_non_null(stats);
+	assert_int_equal(sscanf(strchr(stats, '\n') + 1, "%ld packets transmitted, %ld received",
+				sent, &received), 2);
+	return *sent - received;
+}
+
+/* W2's rule (drivers/workload/w2-associated-traffic.sh): loss over 5 %. */
+static int shows_ping_loss(long lost, long sent)
+{
+	return lost * 100 > sent * 5;
+}
+
+static uint64_t spells_begun(const struct sim_board *board)
+{
+	struct sim_board_stats stats;
+
+	sim_board_stats(board, &stats);
+	return stats.interference_spells;
+}
+
+/* At 0, the default, there is no interferer: no spell, no lost ping, and
+ * not one draw more, so every existing lab and seed runs as it did; the
+ * spell length alone changes nothing either. */
+static void test_interference_off_by_default(void **state)
+{
+	char *plain = run_script(state, DRIVER_VARIANT_V3_3, 77);
+	char *zero = run_script_with(state, DRIVER_VARIANT_V3_3, 77,
+				     "p_interference=0,interference_ms=60000");
+	struct sim_test_output out = { 0 };
+	uint64_t seed;
+	int phase;
+
+	assert_string_equal(plain, zero);
+	for (seed = 1; seed <= 10; seed++) {
+		struct sim_board *board = booted(state, DRIVER_VARIANT_V3_3, seed, NULL);
+
+		sim_test_run(board, &out, "iw dev wlan0 set power_save on");
+		for (phase = 0; phase < 4; phase++) {
+			long sent, lost = ping_lost(board, &out, W2_PHASE_PING, &sent);
+
+			assert_int_equal(sent, W2_PHASE_PINGS);
+			assert_int_equal(lost, 0);
+		}
+		assert_int_equal(spells_begun(board), 0);
+		sim_board_destroy(board);
+	}
+	sim_test_output_free(&out);
+	free(plain);
+	free(zero);
+}
+
+/* At 1 the air is never clear: every echo reply is lost on the air, and
+ * only they. The card's own frames are ACKed (no `tx failed`, so no
+ * tx-failed symptom beside ping-loss), beacons keep the link, and a
+ * reconnect (management frames) associates: the knob fakes nothing in the
+ * kernel, it only takes the pings a real interferer would. */
+static void test_interference_always_on_loses_only_replies(void **state)
+{
+	struct sim_board *board = booted(state, DRIVER_VARIANT_V3_3, 3, "p_interference=1");
+	struct sim_test_output out = { 0 };
+	long sent;
+
+	sim_test_run(board, &out, "iw dev wlan0 set power_save on");
+	assert_int_equal(ping_lost(board, &out, "ping -q -i 0.2 -c 50 -W 1 " AP_ADDRESS, &sent), 50);
+	assert_int_equal(sent, 50);
+	sim_test_run(board, &out, "iw dev wlan0 station dump");
+	assert_true(sim_test_field(out.out, "tx packets") >= 50);
+	assert_int_equal(sim_test_field(out.out, "tx failed"), 0);
+	sim_test_run(board, &out, "iw dev wlan0 link");
+	assert_true(matches(out.out, "^Connected to "));
+	assert_int_equal(sim_test_log_count(board, "Connection to AP"), 0);
+	sim_test_run(board, &out, "iw dev wlan0 disconnect");
+	sim_test_run(board, &out, "iw dev wlan0 connect -w rackbisect-ap 2437 " AP_BSSID);
+	assert_non_null(strstr(out.out, "connected to " AP_BSSID));
+	assert_int_equal(sim_test_log_count(board, "timed out"), 0);
+	assert_int_equal(spells_begun(board), 1);
+	sim_test_output_free(&out);
+	sim_board_destroy(board);
+}
+
+/* The same seed replays the same spells: a noisy lab is reproducible too. */
+static void test_interference_same_seed_same_spells(void **state)
+{
+	const char *knobs = "p_interference=0.9,interference_ms=60000";
+	char *a = run_script_with(state, DRIVER_VARIANT_V3_3, 79, knobs);
+	char *b = run_script_with(state, DRIVER_VARIANT_V3_3, 79, knobs);
+	struct sim_board *board = booted(state, DRIVER_VARIANT_V3_3, 79, knobs);
+	struct sim_test_output out = { 0 };
+
+	assert_string_equal(a, b);
+	sim_test_run(board, &out, "sleep 600");
+	assert_true(spells_begun(board) > 0);
+	sim_test_output_free(&out);
+	sim_board_destroy(board);
+	free(a);
+	free(b);
+}
+
+/*
+ * Spells begin as a Poisson process: at p_interference = 0.3 one begins in
+ * 0.3 of the minutes. 1000 minutes on 20 boards: sd 0.0145, so +-0.06 is
+ * 4 sd. A knob that did nothing would give 0.
+ */
+#define RATE_BOARDS 20
+#define RATE_MINUTES 50
+
+static void test_interference_spells_begin_at_the_knobs_rate(void **state)
+{
+	struct sim_test_output out = { 0 };
+	unsigned int with_a_spell = 0, b, m;
+	double rate;
+
+	for (b = 0; b < RATE_BOARDS; b++) {
+		struct sim_board *board = booted(state, DRIVER_VARIANT_V3_3, 100 + b,
+						 "p_interference=0.3");
+
+		for (m = 0; m < RATE_MINUTES; m++) {
+			uint64_t before = spells_begun(board);
+
+			sim_test_run(board, &out, "sleep 60");
+			with_a_spell += spells_begun(board) > before;
+		}
+		sim_board_destroy(board);
+	}
+	rate = (double)with_a_spell / (RATE_BOARDS * RATE_MINUTES);
+	print_message("minutes with a spell beginning: %.3f (p_interference 0.3)\n", rate);
+	assert_true(rate > 0.24 && rate < 0.36);
+	sim_test_output_free(&out);
+}
+
+/*
+ * What a bisection sees: a good kernel (v3.3) shows W2's ping-loss symptom
+ * (over 5 % lost in a 30 s phase of pings every 0.2 s, as the quick job's
+ * W2, power save on) when a 30 s spell overlaps the phase by more than
+ * 1.5 s (8 pings): when a spell begins in a window of 56.8 s, so in
+ * 1 - (1 - p)^(56.8 / 60) = 0.286 of the phases at p = 0.3. 400 phases,
+ * each after 30 s of quiet, so their windows do not overlap and the
+ * phases are independent: sd 0.023, +-0.09 is 4 sd.
+ */
+#define PHASE_BOARDS 8
+#define PHASES_PER_BOARD 50
+
+static void test_interference_gives_good_kernels_ping_loss(void **state)
+{
+	double expected = 1.0 - pow(1.0 - 0.3, 56.8 / 60.0), rate;
+	struct sim_test_output out = { 0 };
+	unsigned int symptoms = 0, touched = 0, b, i;
+
+	for (b = 0; b < PHASE_BOARDS; b++) {
+		struct sim_board *board = booted(state, DRIVER_VARIANT_V3_3, 200 + b,
+						 "p_interference=0.3,interference_ms=30000");
+
+		sim_test_run(board, &out, "iw dev wlan0 set power_save on");
+		for (i = 0; i < PHASES_PER_BOARD; i++) {
+			long sent, lost;
+
+			sim_test_run(board, &out, "sleep 30");
+			lost = ping_lost(board, &out, W2_PHASE_PING, &sent);
+			assert_int_equal(sent, W2_PHASE_PINGS);
+			symptoms += shows_ping_loss(lost, sent);
+			touched += lost > 0;
+		}
+		sim_board_destroy(board);
+	}
+	rate = (double)symptoms / (PHASE_BOARDS * PHASES_PER_BOARD);
+	print_message("phases with ping loss over 5 %%: %.3f (expected %.3f); with any loss: %.3f\n",
+		      rate, expected, (double)touched / (PHASE_BOARDS * PHASES_PER_BOARD));
+	assert_true(fabs(rate - expected) < 0.09);
+	sim_test_output_free(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1289,6 +1493,11 @@ int main(void)
 		cmocka_unit_test(test_wedged_rx_prints_the_dma_messages),
 		cmocka_unit_test(test_dead_mac_loses_the_connection),
 		cmocka_unit_test(test_driver_work_runs_after_its_delay),
+		cmocka_unit_test(test_interference_off_by_default),
+		cmocka_unit_test(test_interference_always_on_loses_only_replies),
+		cmocka_unit_test(test_interference_same_seed_same_spells),
+		cmocka_unit_test(test_interference_spells_begin_at_the_knobs_rate),
+		cmocka_unit_test(test_interference_gives_good_kernels_ping_loss),
 	};
 
 	return cmocka_run_group_tests(tests, build_kernels, remove_kernels);

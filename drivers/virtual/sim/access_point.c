@@ -113,6 +113,14 @@ static void forget_station(struct sim_access_point *ap)
 	ap->buffered_count = 0;
 }
 
+/* An interference spell (interference.h) costs the AP's data frames, sent at
+ * a high rate, every attempt; its management frames, at the lowest rate, get
+ * through. Checked before the ACK-loss draw, which a jammed attempt skips. */
+static int jammed(const struct sim_board *board, const struct ap_frame *frame)
+{
+	return frame->type == AP_FRAME_ECHO_REPLY && interference_now(board);
+}
+
 void ap_on_delivery(struct sim_board *board, uint32_t slot, uint32_t generation)
 {
 	struct sim_access_point *ap = &board->ap;
@@ -131,7 +139,7 @@ void ap_on_delivery(struct sim_board *board, uint32_t slot, uint32_t generation)
 		return;
 	}
 	downlink->attempts++;
-	if (card_can_receive(&board->card, ap->freq, 0) &&
+	if (card_can_receive(&board->card, ap->freq, 0) && !jammed(board, &frame) &&
 	    !sim_rng_chance(&board->rng, board->knobs.p_ack_loss)) {
 		downlink->in_use = 0;
 		card_count_rx(&board->card, frame.bytes, 0);

@@ -174,6 +174,9 @@ static void dispatch(struct sim_board *board, const struct sim_event *event)
 	case SIM_EVENT_STATION_KEEPALIVE:
 		station_on_keepalive_timer(board, event->generation);
 		break;
+	case SIM_EVENT_INTERFERENCE:
+		interference_on_spell(board);
+		break;
 	}
 }
 
@@ -267,6 +270,7 @@ struct sim_board *sim_board_create(const struct sim_board_config *config)
 		return NULL;
 	}
 	sim_rng_seed(&board->rng, board->seed);
+	interference_init(&board->interference, board->seed);
 	event_queue_init(&board->events);
 	kernel_log_init(&board->log);
 	model_kernel_init(&board->kernel);
@@ -420,6 +424,7 @@ int sim_board_boot(struct sim_board *board, const char *kernel_path)
 	board->on = 1;
 	log_boot_banner(board);
 	ap_start(board);
+	interference_start(board);
 	board_run(board, PROBE_AT_US + sim_rng_between(&board->rng, 0, 300000), NULL, NULL);
 	probe_card(board);
 	board_run(board, INTERFACE_UP_AT_US + sim_rng_between(&board->rng, 0, 500000), NULL, NULL);

@@ -17,6 +17,7 @@
 #include "virtual/sim/card.h"
 #include "virtual/sim/event_queue.h"
 #include "virtual/sim/frame_pool.h"
+#include "virtual/sim/interference.h"
 #include "virtual/sim/kernel_log.h"
 #include "virtual/sim/model_kernel.h"
 #include "virtual/sim/power_meter.h"
@@ -35,6 +36,7 @@ enum sim_event_kind {
 	SIM_EVENT_STATION_SME,		/* mac80211/cfg80211 state machine timer */
 	SIM_EVENT_STATION_DYNAMIC_PS,
 	SIM_EVENT_STATION_KEEPALIVE,
+	SIM_EVENT_INTERFERENCE,		/* an interference spell begins */
 };
 
 /* The chip's TIM timer fires this long before each TBTT. */
@@ -62,6 +64,7 @@ struct sim_board {
 	struct sim_access_point ap;
 	struct sim_station station;
 	struct frame_pool frames;
+	struct sim_interference interference;
 	struct sim_board_stats stats;
 
 	/* the AP's settings as configured (ap is rebuilt from them at boot) */

@@ -39,6 +39,8 @@ static const struct knob knobs[] = {
 	MILLISECONDS(idle_gap_max_ms),
 	INTEGER(dtim_period, 1, 3),
 	INTEGER(aspm_l1, 0, 1),
+	PROBABILITY(p_interference),
+	MILLISECONDS(interference_ms),
 };
 
 #define KNOB_COUNT (sizeof(knobs) / sizeof(knobs[0]))
@@ -47,7 +49,8 @@ static const char *const knob_names[KNOB_COUNT + 1] = {
 	"p_wake_dead", "p_same_channel_scan", "p_same_channel_reconnect",
 	"p_txdma_stop_fail", "p_rx_busy", "p_wedge", "p_bus_hang", "p_ctx_loss",
 	"p_ack_loss", "retry_limit", "p_beacon_loss", "idle_gap_min_ms",
-	"idle_gap_max_ms", "dtim_period", "aspm_l1", NULL,
+	"idle_gap_max_ms", "dtim_period", "aspm_l1", "p_interference",
+	"interference_ms", NULL,
 };
 
 _Static_assert(sizeof(knob_names) / sizeof(knob_names[0]) == KNOB_COUNT + 1,
@@ -71,6 +74,9 @@ void sim_knobs_default(struct sim_knobs *k)
 		.idle_gap_max_ms = 100,
 		.dtim_period = 1,
 		.aspm_l1 = 1,
+		/* none by default: every existing lab and seed runs as before */
+		.p_interference = 0,
+		.interference_ms = 30000,
 	};
 }
 

@@ -1,6 +1,8 @@
 /* rng.c - xoshiro256** (Blackman & Vigna), seeded with splitmix64. */
 #include "virtual/sim/rng.h"
 
+#include <math.h>
+
 static uint64_t splitmix64_next(uint64_t *x)
 {
 	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
@@ -66,4 +68,10 @@ uint64_t sim_rng_between(struct sim_rng *rng, uint64_t low, uint64_t high)
 	offset = (uint64_t)(sim_rng_uniform(rng) * (double)span);
 	/* rounding may reach span itself for very wide ranges */
 	return offset >= span ? high : low + offset;
+}
+
+double sim_rng_exponential(struct sim_rng *rng, double mean)
+{
+	/* 1 - U is in (0, 1]: the logarithm stays finite */
+	return -log(1.0 - sim_rng_uniform(rng)) * mean;
 }

@@ -22,5 +22,7 @@ double sim_rng_uniform(struct sim_rng *rng);
 int sim_rng_chance(struct sim_rng *rng, double probability);
 /* Uniform in [low, high] (integers, inclusive). */
 uint64_t sim_rng_between(struct sim_rng *rng, uint64_t low, uint64_t high);
+/* Exponential with this mean: the wait for the next event of a Poisson process. */
+double sim_rng_exponential(struct sim_rng *rng, double mean);
 
 #endif

@@ -38,6 +38,15 @@ struct sim_knobs {
 	double idle_gap_max_ms;		/* 100 */
 	int dtim_period;		/* 1..3: 1 */
 	int aspm_l1;			/* PCIe ASPM L1 enabled (power figures): 1 */
+	/* Not the card's nor the kernel's: an interferer near the board, for a
+	 * lab whose failures also show on good kernels now and then. Spells
+	 * begin at random (a Poisson process in simulated time, its own seeded
+	 * generator) and last interference_ms; meanwhile the AP's data frames
+	 * (its echo replies) do not reach the card, so pings are really lost.
+	 * Beacons and management frames, sent at the lowest rate, get through,
+	 * and so do the card's own frames. */
+	double p_interference;		/* a spell begins in a given minute: 0 (never) */
+	double interference_ms;		/* each spell's length: 30000 */
 };
 
 void sim_knobs_default(struct sim_knobs *knobs);
@@ -156,6 +165,7 @@ struct sim_board_stats {
 	uint64_t full_sleep_entries, wake_dead, auth_timeouts;
 	uint64_t txdma_stop_failures, rxdma_stop_failures;
 	uint64_t resets, events;	/* events: simulation events processed */
+	uint64_t interference_spells;	/* spells begun (p_interference) */
 };
 void sim_board_stats(const struct sim_board *board, struct sim_board_stats *stats);
 
