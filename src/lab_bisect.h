@@ -9,23 +9,25 @@
  *  1. the bad end on every board (each workload, unless one is given): which
  *     symptom shows, in which workload, on which boards. Bad must show it,
  *     else there is no regression to look for;
- *  2. the good ends on those boards: they must not show it;
+ *  2. the good ends on those boards: evidence like any other run (a FAIL
+ *     there says the symptom also shows on good kernels now and then, or,
+ *     often enough, that the good end is bad too: then it stops);
  *  3. rounds: up to one proposal per board that reproduced, built first (the
  *     likely next round's commits build while the boards run), one run each;
  *     a FAIL with the tracked symptom is evidence, a FAIL with another is
  *     reported, not used; SKIP (no build, no boot) moves no probability;
  *     INFRA is retried by the scheduler and is never evidence;
- *  4. once one commit reaches the confidence: confirmation. The culprit must
- *     have failed with the symptom, and each parent must have passed enough
- *     runs that a commit failing at the estimated rate would have failed
- *     with the confidence; those runs are evidence too, and may send the
- *     bisection back to step 3;
+ *  4. once one commit reaches the confidence: the engine's confirmation
+ *     runs (bisect.h: the culprit fails, each parent, or the good end for a
+ *     root, passes as often as the rates the runs leave plausible ask);
+ *     those runs are evidence too, and may send the bisection back to step 3;
  *  5. with revert_check, the culprit reverted on top of bad must pass as
- *     many runs.
+ *     many runs as a commit failing at the learned rate would not.
  *
  * The question is a JSON object (the `spec`, stored with the bisection and
  * updated as steps 1-2 decide): job, lab, tree, bad, goods, symptom,
- * workload, boards, confidence, max_runs, revert_check, step.
+ * workload, boards, confidence, max_runs, revert_check, step; and the rates
+ * a user states, if any: detect_rate, false_fail_rate, deterministic.
  */
 #ifndef RB_LAB_BISECT_H
 #define RB_LAB_BISECT_H
