@@ -102,8 +102,8 @@ struct bisect_options {
 	double fail_rate_when_good;
 	/* The bad end is bad and the good ends are good, as the caller says
 	 * (git's assumption) [false]. Else "no regression" and "the good end
-	 * is bad" are hypotheses too, and the bad end runs first until it
-	 * fails. */
+	 * is bad" are hypotheses too (a good end that SKIPs is then taken as
+	 * good all the same: nothing can test it). */
 	bool trust_ends;
 	/* Confirm the answer before BISECT_FOUND (see above) [true]. */
 	bool confirm;
@@ -209,9 +209,10 @@ int bisect_record_good_end(struct bisect *bisect, enum bisect_result result);
  * The proposals assume the results of earlier proposals are recorded before
  * this is called again (rounds).
  *
- * Bad must show the symptom: unless the ends are trusted, the bad end is
- * the first proposal of every round until it has failed (until then
- * nothing tells a flaky regression from none at all). While confirming,
+ * Bad must show the symptom: unless the ends are trusted and p is stated,
+ * the bad end is the first proposal of every round until it has failed
+ * (until then nothing tells a flaky regression from none at all, nor pins
+ * a learned p). While confirming,
  * the confirmation runs come first; an entry may then be BISECT_GOOD_END.
  */
 int bisect_next(struct bisect *bisect, size_t k, size_t *out, size_t *count);

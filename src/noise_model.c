@@ -45,6 +45,7 @@ static void add_component(struct noise_model *model, const char *name, double we
 	};
 }
 
+
 /*
  * The kinds of test a kernel lab meets, and how much each is expected:
  *  - deterministic: a build or boot test, or a reproducer that never misses
@@ -119,6 +120,13 @@ static double rate_log_evidence(const struct rate_prior *prior, double fails, do
 	return log_beta(prior->alpha + fails, prior->beta + passes) - prior->log_beta_of_prior;
 }
 
+static double component_log_evidence(const struct noise_component *component,
+				     const struct noise_counts *counts)
+{
+	return rate_log_evidence(&component->when_bad, counts->fails_bad, counts->passes_bad) +
+	       rate_log_evidence(&component->when_good, counts->fails_good, counts->passes_good);
+}
+
 double noise_model_log_evidence(const struct noise_model *model, const struct noise_counts *counts,
 				double *component_log)
 {
@@ -127,9 +135,7 @@ double noise_model_log_evidence(const struct noise_model *model, const struct no
 	for (size_t i = 0; i < model->count; i++) {
 		const struct noise_component *component = &model->components[i];
 
-		logs[i] = component->log_weight +
-			  rate_log_evidence(&component->when_bad, counts->fails_bad, counts->passes_bad) +
-			  rate_log_evidence(&component->when_good, counts->fails_good, counts->passes_good);
+		logs[i] = component->log_weight + component_log_evidence(component, counts);
 		if (logs[i] > largest)
 			largest = logs[i];
 		if (component_log)
@@ -140,18 +146,34 @@ double noise_model_log_evidence(const struct noise_model *model, const struct no
 	return largest + log(total);
 }
 
-double rate_prior_posterior_mean(const struct rate_prior *prior, double fails, double passes)
+static double rate_posterior_mean(const struct rate_prior *prior, double fails, double passes)
 {
 	if (prior->is_point)
 		return prior->value;
 	return (prior->alpha + fails) / (prior->alpha + prior->beta + fails + passes);
 }
 
-double rate_prior_all_pass_probability(const struct rate_prior *prior, double fails, double passes,
-				       double n)
+double noise_component_mean_false_fail_rate(const struct noise_component *component,
+					    const struct noise_counts *counts)
 {
-	if (prior->is_point)
-		return pow(1 - prior->value, n);
-	return exp(log_beta(prior->alpha + fails, prior->beta + passes + n) -
-		   log_beta(prior->alpha + fails, prior->beta + passes));
+	return rate_posterior_mean(&component->when_good, counts->fails_good, counts->passes_good);
+}
+
+double noise_component_mean_fail_rate(const struct noise_component *component,
+				      const struct noise_counts *counts)
+{
+	return rate_posterior_mean(&component->when_bad, counts->fails_bad, counts->passes_bad);
+}
+
+/* E[(1 - p)^n] under p's posterior Beta(alpha + fails, beta + passes), or
+ * its point mass. */
+double noise_component_all_pass_probability(const struct noise_component *component,
+					     const struct noise_counts *counts, double n)
+{
+	const struct rate_prior *p = &component->when_bad;
+	double a = p->alpha + counts->fails_bad, b = p->beta + counts->passes_bad;
+
+	if (p->is_point)
+		return pow(1 - p->value, n);
+	return exp(log_beta(a, b + n) - log_beta(a, b));
 }

@@ -83,17 +83,19 @@ bool noise_model_learns_fail_rate_when_good(const struct noise_model *model);
 double noise_model_log_evidence(const struct noise_model *model, const struct noise_counts *counts,
 				double *component_log);
 
-/* E[rate | fails, passes] under one rate prior (its posterior mean). */
-double rate_prior_posterior_mean(const struct rate_prior *prior, double fails, double passes);
+/* E[p] and E[eps] under one kind of test, given the runs (posterior means). */
+double noise_component_mean_fail_rate(const struct noise_component *component,
+				      const struct noise_counts *counts);
+double noise_component_mean_false_fail_rate(const struct noise_component *component,
+					    const struct noise_counts *counts);
 
 /*
- * E[(1 - rate)^n | fails, passes]: the probability that n more runs at a
- * commit with this rate all pass (all avoid a FAIL), the rate integrated
- * over its posterior. For p this says how many passes make a bad commit
- * unlikely; for eps, how likely n false-failure-free runs are.
+ * E[(1 - p)^n | the runs] under one kind of test: the probability that n
+ * more runs at a bad commit all pass, p integrated over its posterior. It
+ * says how many passes make a bad commit unlikely.
  */
-double rate_prior_all_pass_probability(const struct rate_prior *prior, double fails, double passes,
-				       double n);
+double noise_component_all_pass_probability(const struct noise_component *component,
+					     const struct noise_counts *counts, double n);
 
 /* log of the clamped rate and of one minus it, for point masses. */
 double noise_clamp_probability(double value);

@@ -300,9 +300,9 @@ static unsigned confirmation_passes(const struct test_graph *graph,
 		if (exp(component_log[kind] - log_evidence) < 0.01)
 			continue;
 		unsigned n = 1;
-		while (n < 4096 && rate_prior_all_pass_probability(&noise.components[kind].when_bad,
-								   counts.fails_bad, counts.passes_bad,
-								   n) > 1 - options->confidence)
+		while (n < 4096 && noise_component_all_pass_probability(&noise.components[kind],
+									&counts, n) >
+					   1 - options->confidence)
 			n++;
 		if (n > needed)
 			needed = n;
@@ -1998,10 +1998,11 @@ static unsigned bad_end_budget(const struct noise_model *noise, double confidenc
 		for (size_t i = 0; i < noise->count; i++) {
 			double w = exp(noise->components[i].log_weight);
 			weight += w;
-			all_pass += w * rate_prior_all_pass_probability(&noise->components[i].when_bad,
-								       0, 0, n);
+			all_pass += w * noise_component_all_pass_probability(&noise->components[i],
+									     &(struct noise_counts){ 0 }, n);
 		}
-		if (all_pass <= (1 - confidence) * weight)
+		/* the engine's slack against rounding (bisect.c, bad_end_budget_of) */
+		if (all_pass <= (1 - confidence) * weight * (1 + 1e-9))
 			return n;
 	}
 	fail_msg("no bad-end budget below 100000 runs");
@@ -2041,10 +2042,9 @@ static double bad_end_never_fails(const struct bisect_options *options, unsigned
  * The bad end never fails: the test always passes. With p learned, the
  * default prior's flaky kinds (0.55 of it, Beta(1, 1.5)) keep mass near
  * p = 0: E[(1 - p)^n] = 0.55 * 1.5 / (1.5 + n) plus a vanishing noisy term
- * reaches 0.01 at n = 81 (0.825 / 82.5 = 0.01 exactly: the noisy term's
- * 1e-15 decides between 81 and 82, so the test takes the count from
- * noise_model.h and pins it to that pair by the closed form). Then "no
- * regression" is the answer, though its posterior alone is below 0.99.
+ * reaches 0.01 at n = 81 (0.825 / 82.5 = 0.01 exactly; the engine allows a
+ * hair of slack so that rounding cannot make it 82). Then "no regression"
+ * is the answer, though its posterior alone is below 0.99.
  * With p stated 0.3, 0.7^13 <= 0.01 < 0.7^12: 13 runs; with p stated 1,
  * one.
  */
@@ -2056,8 +2056,7 @@ static void test_no_regression(void **state)
 
 	noise_model_default(&noise);
 	unsigned budget = bad_end_budget(&noise, 0.99);
-	assert_true(0.825 / (1.5 + (budget - 1)) > 0.01);
-	assert_true(0.825 / (1.5 + (budget + 1)) < 0.01);
+	assert_int_equal(budget, 81);
 	bisect_options_init(&options);
 	double probability = bad_end_never_fails(&options, budget);
 	print_message("no regression after %u PASSes at the bad end, at probability %.3f\n", budget,
@@ -2092,6 +2091,49 @@ static void test_no_regression(void **state)
 }
 
 /* The regression predates the range: every run fails, the good end's too. */
+/*
+ * A good end that does not build or boot cannot be run: nothing tells "the
+ * good end is bad" from "the oldest commit is the culprit", so the good end
+ * is taken as good (as the caller says) and proposed no more. Before, a
+ * root culprit waited for the good end's confirmation for ever (2,489
+ * proposals of it, then the budget).
+ */
+static void test_good_end_that_skips_is_taken_as_good(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	struct bisect *bisect;
+	struct bisect_status status;
+	size_t proposals[1], count, good_end_proposals = 0;
+
+	graph_linear(&graph, 8);
+	assert_int_equal(bisect_new(graph.commits, 8, 7, NULL, &bisect), 0);
+	for (;;) {
+		assert_int_equal(bisect_status(bisect, &status), 0);
+		if (status.state != BISECT_RUNNING)
+			break;
+		assert_true(status.runs < 200);
+		assert_int_equal(bisect_next(bisect, 1, proposals, &count), 0);
+		assert_int_equal(count, 1);
+		if (proposals[0] == BISECT_GOOD_END) {
+			good_end_proposals++;
+			assert_int_equal(bisect_record_good_end(bisect, BISECT_SKIP), 0);
+			continue;
+		}
+		/* every commit is bad: the culprit is the root */
+		assert_int_equal(bisect_record(bisect, proposals[0], BISECT_FAIL), 0);
+	}
+	print_message("root culprit, good end SKIPs: %s at %.4f after %u runs, the good end "
+		      "proposed %zu time(s)\n", bisect_state_name(status.state),
+		      status.best_probability, status.runs, good_end_proposals);
+	assert_int_equal(status.state, BISECT_FOUND);
+	assert_int_equal(status.best, 0);
+	assert_int_equal(good_end_proposals, 1);
+	assert_true(status.good_end_bad_probability == 0);
+	bisect_free(bisect);
+	graph_release(&graph);
+}
+
 static void test_good_end_fails(void **state)
 {
 	(void)state;
@@ -2201,12 +2243,17 @@ static void test_good_end_runs(void **state)
 	graph_release(&graph);
 }
 
-/* More boards than the exact batch search takes: quantiles, still right. */
+/*
+ * More boards than the exact batch search takes: quantiles, still right as
+ * often as claimed. Of 20 answers at 0.99, an engine right exactly 99 % of
+ * the time is wrong more than twice once in a thousand draws.
+ */
 static void test_many_boards(void **state)
 {
 	(void)state;
 	struct test_graph graph;
 	uint64_t rng = 3;
+	unsigned wrong = 0;
 
 	graph_kernel_like(&graph, 400, 6, 9);
 	for (int trial = 0; trial < 20; trial++) {
@@ -2218,8 +2265,10 @@ static void test_many_boards(void **state)
 		bisect_options_init(&options);
 		run_trial(&graph, graph.count - 1, &options, culprit, &lab, &result);
 		assert_int_equal(result.state, BISECT_FOUND);
-		assert_int_equal(result.found, culprit);
+		wrong += result.found != culprit;
 	}
+	print_message("32 boards, p = 0.5: %u of 20 answers wrong\n", wrong);
+	assert_true(wrong <= 2);
 	graph_release(&graph);
 }
 
@@ -2500,6 +2549,7 @@ int main(void)
 		cmocka_unit_test(test_no_regression),
 		cmocka_unit_test(test_good_end_runs),
 		cmocka_unit_test(test_good_end_fails),
+		cmocka_unit_test(test_good_end_that_skips_is_taken_as_good),
 		cmocka_unit_test(test_false_fail_next_to_the_culprit),
 		cmocka_unit_test(test_confirmation),
 		cmocka_unit_test(test_deterministic_test_costs_little),
