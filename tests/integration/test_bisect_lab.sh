@@ -89,7 +89,7 @@ section "stable-3.3.1 queue, killed in round 2, resumed"
 mkfifo "$work/round2"
 "$rb" bisect "$job" --lab "$lab" --state "$state" --tree "$work/stable" --good v3.3 \
 	--bad v3.3.1-rc1 --workload W3 --revert-check >"$work/stable.out" \
-	2> >(tee "$work/stable.err" | { awk '/round 2:/ { round2 = 1 }
+	2> >(tee "$work/stable.err" | { line_awk '/round 2:/ { round2 = 1 }
 		round2 && /event=start/ { seen = 1; exit } END { print seen ? "seen" : "ended" }' \
 		>"$work/round2"; cat >/dev/null; }) &
 background=$!

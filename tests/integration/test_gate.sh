@@ -182,7 +182,7 @@ second=$(git -C "$work/two" rev-parse --short=12 v3.3.1-rc2)
 mkfifo "$work/second"
 "$rb" gate "$job" --lab "$lab" --state "$state" --tree "$work/two" --baseline v3.3 \
 	--candidate v3.3.1-rc2 --mainline v3.4-rc1 --bisect 2>"$work/two-killed.err" \
-	> >(tee "$work/two-killed.out" | { awk '/^bisection [0-9]+: W[0-9] .* in the queue/ { n++ }
+	> >(tee "$work/two-killed.out" | { line_awk '/^bisection [0-9]+: W[0-9] .* in the queue/ { n++ }
 		n == 2 && /bisect: round 1:/ { seen = 1; exit } END { print seen ? "seen" : "ended" }' \
 		>"$work/second"; cat >/dev/null; }) &
 background=$!
@@ -257,7 +257,7 @@ section "the lab goes away mid-bisection"
 mkfifo "$work/gone-started"
 "$rb" gate "$work/w3.yaml" --lab "$lab" --state "$state" --tree "$work/gone" --baseline v3.3 \
 	--candidate v3.3.1-rc1 --bisect 2>"$work/gone.err" \
-	> >(tee "$work/gone.out" | { awk '/^bisection [0-9]+: W3/ { seen = 1; exit } END { print seen ? "seen" : "ended" }' \
+	> >(tee "$work/gone.out" | { line_awk '/^bisection [0-9]+: W3/ { seen = 1; exit } END { print seen ? "seen" : "ended" }' \
 		>"$work/gone-started"; cat >/dev/null; }) &
 background=$!
 event=$(timeout 600 cat "$work/gone-started")

@@ -227,7 +227,7 @@ check "... two of them running in LAVA at once, one per device ($in_flight)" tes
 mkfifo "$work/running"
 RB_LAVA_TOKEN=$LAVA_TOKEN "$rb" run "$work/job-w3.yaml" --lab "$lava_lab" --state "$state" \
 	--tree "$work/tree" --commit v3.3 >"$work/stop.out" \
-	2> >(tee "$work/stop.err" | { awk '/event=lava-running/ { seen = 1; exit }
+	2> >(tee "$work/stop.err" | { line_awk '/event=lava-running/ { seen = 1; exit }
 		END { print seen ? "seen" : "ended" }' >"$work/running"; cat >/dev/null; }) &
 stopped=$!
 event=$(timeout 300 cat "$work/running")
