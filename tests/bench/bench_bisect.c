@@ -2023,11 +2023,12 @@ static void print_introduction(void)
 	       "           over the bisection; the repeats spread over the k boards (every run counts);\n"
 	       "  git      git bisect start --no-checkout BAD GOOD; git bisect run TEST (k = 1 rows).\n"
 	       "right = FOUND the culprit, or only skipped commits left and a set holding it (git's \"could\n"
-	       "be any of\"); wrong = FOUND another commit, claimed sure; the other trials ended unclaimed\n"
-	       "(see 'endings') and are not right. runs count SKIPs and good-end runs; rounds: bisect_next\n"
-	       "calls (git: steps); /F = runs / F_k. F_k, the batch floor: the fewest runs any method with\n"
-	       "k boards a round needs on average to be right 99 %% of the time (99.5 %% with symmetric\n"
-	       "noise), see 'floors'. s = the row's CPU seconds, every method (git's processes too).\n"
+	       "be any of\"); wrong = FOUND another commit, claimed sure; the other trials are not right\n"
+	       "either (a wrong \"no regression\", the budget spent...: see 'endings'). runs count SKIPs\n"
+	       "and good-end runs; rounds: bisect_next calls (git: steps); /F = runs / F_k. F_k, the batch\n"
+	       "floor: the fewest runs any method with k boards a round needs on average to be right 99 %%\n"
+	       "of the time (99.5 %% with symmetric noise), see 'floors'. s = the row's CPU seconds, every\n"
+	       "method (git's processes too).\n"
 	       "A row runs its trials in stages (10 %%, 30 %%, all) and stops once its accuracy target is\n"
 	       "missed whatever the rest would give (\"stopped at\" in its last column).\n");
 }
@@ -2255,38 +2256,60 @@ static void print_floors(void)
 	       joint_information_of(&flaky, 8) / (8 * per_run));
 }
 
-static void print_ending_row(const struct row *row, const char *method, const struct tally *tally)
+/* Trials that ended neither right nor FOUND: wrong claims ("no regression",
+ * "the good end is bad", a skipped set without the culprit) and none
+ * (the budget spent, given up). */
+static unsigned not_found_wrong(const struct tally *tally)
 {
-	unsigned skipped_wrong = tally->ends[BISECT_ONLY_SKIPPED_LEFT] -
-				 tally->ends_right[BISECT_ONLY_SKIPPED_LEFT];
+	return tally->ends[BISECT_NO_REGRESSION] + tally->ends[BISECT_GOOD_END_BAD] +
+	       tally->ends[BISECT_ONLY_SKIPPED_LEFT] - tally->ends_right[BISECT_ONLY_SKIPPED_LEFT] +
+	       tally->ends[BISECT_BUDGET_SPENT] + tally->ends[BISECT_RUNNING];
+}
 
-	if (tally->ends[BISECT_NO_REGRESSION] + tally->ends[BISECT_GOOD_END_BAD] +
-		    tally->ends[BISECT_BUDGET_SPENT] + tally->ends[BISECT_RUNNING] + skipped_wrong ==
-	    0)
+static void print_ending_columns(const struct tally *tally)
+{
+	if (tally)
+		printf(" | %7u %8u %7u %6u %5u", tally->ends[BISECT_NO_REGRESSION],
+		       tally->ends[BISECT_GOOD_END_BAD],
+		       tally->ends[BISECT_ONLY_SKIPPED_LEFT] -
+			       tally->ends_right[BISECT_ONLY_SKIPPED_LEFT],
+		       tally->ends[BISECT_BUDGET_SPENT], tally->ends[BISECT_RUNNING]);
+	else
+		printf(" | %7s %8s %7s %6s %5s", "-", "-", "-", "-", "-");
+}
+
+static void print_ending_row(const struct results *results, size_t index)
+{
+	const struct row *row = &results->rows[index];
+	const struct tally *ours = tally_of(results, index, METHOD_OURS);
+	const struct tally *stated = tally_of(results, index, METHOD_STATED);
+
+	if (not_found_wrong(ours) + (stated ? not_found_wrong(stated) : 0) == 0)
 		return;
-	printf("  %-12s %4g %4g %zu %-7s | %13u %12u %12u %15u %8u | %6u\n", graphs[row->graph].name,
-	       row->noise.fail_rate_when_bad, row->noise.fail_rate_when_good, row->boards, method,
-	       tally->ends[BISECT_NO_REGRESSION], tally->ends[BISECT_GOOD_END_BAD],
-	       tally->ends[BISECT_BUDGET_SPENT], skipped_wrong, tally->ends[BISECT_RUNNING],
-	       tally->trials);
+	printf("  %-12s %4g %4g %zu %-3s", graphs[row->graph].name, row->noise.fail_rate_when_bad,
+	       row->noise.fail_rate_when_good, row->boards,
+	       row->mode == MODE_DETERMINISTIC ? "det" : "");
+	print_ending_columns(ours);
+	print_ending_columns(stated);
+	printf(" | %u", ours->trials);
+	if (stated)
+		printf(", %u", stated->trials);
+	printf("\n");
 }
 
 static void print_endings(const struct results *results)
 {
-	printf("\nendings: the library's trials neither right nor claimed sure, by how they ended (rows\n"
-	       "without any left out; budget = bisect_default_max_runs; given up = still running at\n"
-	       "%d runs):\n", RUN_LIMIT);
-	printf("  %-12s %4s %4s %1s %-7s | %13s %12s %12s %15s %8s | %6s\n", "graph", "p", "eps", "k",
-	       "", "no regression", "good end bad", "budget spent", "skipped set w/o", "given up",
-	       "trials");
-	for (size_t i = 0; i < results->row_count; i++) {
-		const struct row *row = &results->rows[i];
-		const struct tally *stated = tally_of(results, i, METHOD_STATED);
-		print_ending_row(row, row->mode == MODE_DETERMINISTIC ? "det" : "ours",
-				 tally_of(results, i, METHOD_OURS));
-		if (stated)
-			print_ending_row(row, "stated", stated);
-	}
+	printf("\nendings neither right nor FOUND, in trials (only rows that have some): wrong claims\n"
+	       "(no regression, the good end bad, only skipped commits left and the set without the\n"
+	       "culprit), and none (the budget of bisect_default_max_runs spent; given up: still\n"
+	       "running at %d runs).\n", RUN_LIMIT);
+	printf("  %-12s %4s %4s %1s %-3s | %-37s | %-37s |\n", "", "", "", "", "", "ours", "stated");
+	printf("  %-12s %4s %4s %1s %-3s", "graph", "p", "eps", "k", "");
+	for (int side = 0; side < 2; side++)
+		printf(" | %7s %8s %7s %6s %5s", "no regr", "good end", "skipped", "budget", "gave");
+	printf(" | trials\n");
+	for (size_t i = 0; i < results->row_count; i++)
+		print_ending_row(results, i);
 }
 
 static void print_totals(const struct results *results, double wall_seconds)
