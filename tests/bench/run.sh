@@ -11,8 +11,11 @@
 #  4b. scheduling at scale: one scheduler, 1,000 simulated boards (no SSH),
 #     one run each through the coordinator's run machinery: runs per second,
 #     its CPU per run and its memory per board;
-#  5. bisection on simulated test results: the engine vs `git bisect run`
-#     (real git) vs git's bisection with a repeat wrapper, accuracy and runs;
+#  5. bisection on simulated test results, on kernel-like histories and on
+#     the real commit graphs of git and libuv (tests/data/real-dags): the
+#     engine with its defaults, told the noise and --deterministic, vs `git
+#     bisect run` (real git) vs git's bisection with a repeat wrapper, beside
+#     the fewest runs possible: accuracy, runs, rounds, calibration, targets;
 #  6. the demo's story: `rackbisect gate --bisect` of v3.3.1-rc1 against v3.3
 #     on 8 boards, wall time against its goal (60 s on 2 cores); met only
 #     when the gate said REGRESSION (exit 1) and named a culprit.
@@ -215,11 +218,12 @@ for n in 100 1000; do
 done
 
 echo
-echo "== 5. bisection: ours vs git bisect run vs a repeat wrapper (seeded, no boards)"
-# Its own trial counts and git repositories; a few minutes on two cores
-# (bench_bisect WORKDIR 0.1 gives a quick look with a tenth of the trials).
+echo "== 5. bisection: ours vs git bisect run vs a repeat wrapper, kernel-like and real graphs (seeded, no boards)"
+# Its own trial counts and git repositories; some 20 minutes on two cores, see
+# its "time:" line (bench_bisect --help: --scale 0.1 gives a quick look with a
+# tenth of the trials, --graphs, --p, --eps, --k and --modes pick rows).
 mkdir "$work/bisect"
-"$build/bench/bench_bisect" "$work/bisect"
+"$build/bench/bench_bisect" --dags "$(dirname "$0")/../data/real-dags" "$work/bisect"
 
 echo
 echo "== 6. the demo's gate + bisection, 8 boards (goal < 60 s on 2 cores)"
