@@ -178,6 +178,13 @@ struct outcome_walk {
 	double table_mass[MAX_GROUPS];        /* by pattern * RATE_CELLS + cell */
 	double table_fail_mass[MAX_GROUPS];   /* ... sum of mass * p */
 	double table_false_mass[MAX_GROUPS];  /* ... sum of mass * epsilon */
+	/* The table's cells that hold mass, so that neither clearing it nor
+	 * reading it walks all of its 8,192 cells (a batch of 8 commits on a
+	 * line fills at most 9 patterns): that was half of bisect_next's time
+	 * at k = 8. */
+	size_t touched[MAX_GROUPS];
+	size_t touched_count;
+	bool is_touched[MAX_GROUPS];
 	size_t *group_pattern;                /* the non-empty groups, compacted */
 	double *group_mass;
 	fail_count_distribution *pmf;         /* group * JOINT_SEARCH_MAX_BOARDS + slot */
@@ -214,6 +221,7 @@ struct bisect_scratch {
 	double *word_cell_fail_mass;   /* ... -> sum of probability * p */
 	double *word_cell_false_mass;  /* ... -> sum of probability * epsilon */
 	struct outcome_walk *walk;     /* batch_information's tables */
+	struct batch_memo *memo;       /* weighings of the current search */
 	struct line_entry *line;       /* testable commits by ancestor mass */
 	uint64_t *membership;          /* JOINT_SEARCH_MAX_BOARDS ancestor bitsets */
 	uint64_t *ancestors;           /* one ancestor bitset */
@@ -1096,6 +1104,8 @@ static struct outcome_walk *outcome_walk_new(size_t hypotheses)
 	return walk;
 }
 
+static struct batch_memo *batch_memo_new(void);
+
 static int allocate_evidence(struct bisect *bisect)
 {
 	size_t count = bisect->graph.count, words = bisect->graph.words;
@@ -1122,7 +1132,8 @@ static int allocate_evidence(struct bisect *bisect)
 	scratch->line = calloc(count + 1, sizeof(struct line_entry));
 	scratch->membership = calloc(words * JOINT_SEARCH_MAX_BOARDS, sizeof(uint64_t));
 	scratch->ancestors = calloc(words, sizeof(uint64_t));
-	if (!bisect->fails_where_bad || !bisect->passes_where_bad || !bisect->fails_at ||
+	scratch->memo = batch_memo_new();
+	if (!scratch->memo || !bisect->fails_where_bad || !bisect->passes_where_bad || !bisect->fails_at ||
 	    !bisect->passes_at || !bisect->skipped || !bisect->ran || !bisect->probability ||
 	    !bisect->log_evidence || !bisect->component_log || !bisect->summary.undecided ||
 	    !scratch->ancestor_mass || !scratch->parts || !scratch->word_mass ||
@@ -1201,6 +1212,7 @@ void bisect_free(struct bisect *bisect)
 	free(bisect->scratch.line);
 	free(bisect->scratch.membership);
 	free(bisect->scratch.ancestors);
+	free(bisect->scratch.memo);
 	free(bisect);
 }
 
@@ -1514,14 +1526,70 @@ static double binomial_distribution(unsigned runs, double rate, double *pmf)
 	return entropy;
 }
 
+/*
+ * A group's distribution of FAILs at every slot of the batch, and the sum
+ * of their entropies. Slots alike (bad or good, as many repeats) share one
+ * computation: at k = 8 with one run each, two instead of eight.
+ */
+static double group_distributions(struct outcome_walk *walk, size_t group, size_t pattern,
+				  double fail_rate, double false_fail_rate)
+{
+	fail_count_distribution *pmf = walk->pmf + group * JOINT_SEARCH_MAX_BOARDS;
+	double entropy = 0, slot_entropy[JOINT_SEARCH_MAX_BOARDS];
+
+	for (size_t slot = 0; slot < walk->slot_count; slot++) {
+		bool bad = (pattern >> slot) & 1;
+		size_t twin = 0;
+
+		while (twin < slot && (((pattern >> twin) & 1) != bad ||
+				       walk->repeats[twin] != walk->repeats[slot]))
+			twin++;
+		if (twin < slot) {
+			memcpy(pmf[slot], pmf[twin], sizeof(pmf[slot]));
+			slot_entropy[slot] = slot_entropy[twin];
+		} else {
+			slot_entropy[slot] = binomial_distribution(
+				walk->repeats[slot], bad ? fail_rate : false_fail_rate, pmf[slot]);
+		}
+		entropy += slot_entropy[slot];
+	}
+	return entropy;
+}
+
+/* Adds mass to a cell of the table, noting the cells in use. */
+static void add_to_table(struct outcome_walk *walk, size_t group, double mass, double fail_mass,
+			 double false_mass)
+{
+	if (mass <= 0)
+		return;
+	if (!walk->is_touched[group]) {
+		walk->is_touched[group] = true;
+		walk->touched[walk->touched_count++] = group;
+	}
+	walk->table_mass[group] += mass;
+	walk->table_fail_mass[group] += fail_mass;
+	walk->table_false_mass[group] += false_mass;
+}
+
+/* Empties the cells in use (the rest is empty already). */
+static void clear_table(struct outcome_walk *walk)
+{
+	for (size_t i = 0; i < walk->touched_count; i++) {
+		size_t group = walk->touched[i];
+
+		walk->table_mass[group] = 0;
+		walk->table_fail_mass[group] = 0;
+		walk->table_false_mass[group] = 0;
+		walk->is_touched[group] = false;
+	}
+	walk->touched_count = 0;
+}
+
 /* Adds a part of a hypothesis to the group of its pattern and cell. */
 static void add_to_group(struct outcome_walk *walk, size_t pattern, const struct rate_part *part)
 {
-	size_t group = pattern * RATE_CELLS + part->cell;
-
-	walk->table_mass[group] += part->mass;
-	walk->table_fail_mass[group] += part->mass * part->fail_rate;
-	walk->table_false_mass[group] += part->mass * part->false_fail_rate;
+	add_to_table(walk, pattern * RATE_CELLS + part->cell, part->mass,
+		     part->mass * part->fail_rate, part->mass * part->false_fail_rate);
 }
 
 /* "No regression" (every commit good) and "the good end is bad" (every
@@ -1564,11 +1632,7 @@ static void group_masses(const struct selection *selection, const struct batch *
 	const size_t kinds = bisect->noise.count;
 	size_t slots = batch->slot_count;
 
-	for (size_t group = 0; group < ((size_t)RATE_CELLS << slots); group++) {
-		walk->table_mass[group] = 0;
-		walk->table_fail_mass[group] = 0;
-		walk->table_false_mass[group] = 0;
-	}
+	clear_table(walk);
 	for (size_t slot = 0; slot < slots; slot++) {
 		size_t position = selection->line[batch->rank[slot]].position;
 		uint64_t *bits = scratch->membership + slot * graph->words;
@@ -1594,9 +1658,9 @@ static void group_masses(const struct selection *selection, const struct batch *
 		if (uniform) {
 			for (size_t cell = 0; cell < RATE_CELLS; cell++) {
 				size_t from = word * RATE_CELLS + cell, group = pattern * RATE_CELLS + cell;
-				walk->table_mass[group] += scratch->word_cell_mass[from];
-				walk->table_fail_mass[group] += scratch->word_cell_fail_mass[from];
-				walk->table_false_mass[group] += scratch->word_cell_false_mass[from];
+				add_to_table(walk, group, scratch->word_cell_mass[from],
+					     scratch->word_cell_fail_mass[from],
+					     scratch->word_cell_false_mass[from]);
 			}
 			continue;
 		}
@@ -1612,6 +1676,14 @@ static void group_masses(const struct selection *selection, const struct batch *
 		}
 	}
 	add_outside_hypotheses(bisect, slots, walk);
+	/* groups in cell order, whatever order they filled in: the sums over
+	 * them, and so the choice between close batches, stay the same */
+	for (size_t i = 1; i < walk->touched_count; i++)
+		for (size_t j = i; j > 0 && walk->touched[j - 1] > walk->touched[j]; j--) {
+			size_t group = walk->touched[j];
+			walk->touched[j] = walk->touched[j - 1];
+			walk->touched[j - 1] = group;
+		}
 }
 
 /* Entropy of the batch's results: every combination of FAIL counts, each
@@ -1662,22 +1734,17 @@ static double batch_information(const struct selection *selection, const struct 
 	for (size_t slot = 0; slot < batch->slot_count; slot++)
 		walk->repeats[slot] = batch->repeats[slot];
 	walk->group_count = 0;
-	for (size_t cell = 0; cell < ((size_t)RATE_CELLS << batch->slot_count); cell++) {
+	for (size_t i = 0; i < walk->touched_count && walk->group_count < walk->group_capacity; i++) {
+		size_t cell = walk->touched[i];
 		double mass = walk->table_mass[cell];
-		if (mass <= 0 || walk->group_count == walk->group_capacity)
-			continue;
 		size_t group = walk->group_count++, pattern = cell / RATE_CELLS;
 		double fail_rate = clamp_probability(walk->table_fail_mass[cell] / mass);
 		double false_fail_rate = clamp_probability(walk->table_false_mass[cell] / mass);
 
 		walk->group_pattern[group] = pattern;
 		walk->group_mass[group] = mass;
-		for (size_t slot = 0; slot < batch->slot_count; slot++) {
-			bool bad = (pattern >> slot) & 1;
-			conditional += mass * binomial_distribution(
-				batch->repeats[slot], bad ? fail_rate : false_fail_rate,
-				walk->pmf[group * JOINT_SEARCH_MAX_BOARDS + slot]);
-		}
+		conditional += mass * group_distributions(walk, group, pattern, fail_rate,
+							  false_fail_rate);
 	}
 	double information = results_entropy_from(walk, 0, walk->group_mass) - conditional;
 	return information > 0 ? information : 0;
@@ -1747,6 +1814,68 @@ static void batch_at_quantiles(const struct selection *selection, size_t distinc
 	batch_normalise(batch);
 }
 
+/*
+ * Batches already weighed in this search, by a hash of their normal form:
+ * each pass of the ascent weighs the neighbours of the best batch again,
+ * most of which the last pass weighed too (at k = 8 a weighing enumerates
+ * 256 result patterns). Entries of older searches are told apart by the
+ * search's number.
+ */
+#define MEMO_SLOTS 2048
+struct batch_memo {
+	unsigned search;
+	struct {
+		unsigned search;
+		struct batch batch;
+		double information;
+	} entries[MEMO_SLOTS];
+};
+
+static struct batch_memo *batch_memo_new(void)
+{
+	return calloc(1, sizeof(struct batch_memo));
+}
+
+static uint64_t batch_hash(const struct batch *batch)
+{
+	uint64_t hash = batch->slot_count;
+
+	for (size_t slot = 0; slot < batch->slot_count; slot++)
+		hash = mix64(hash ^ ((uint64_t)batch->rank[slot] << 8) ^ batch->repeats[slot]);
+	return hash;
+}
+
+static bool same_batch(const struct batch *a, const struct batch *b)
+{
+	if (a->slot_count != b->slot_count)
+		return false;
+	for (size_t slot = 0; slot < a->slot_count; slot++)
+		if (a->rank[slot] != b->rank[slot] || a->repeats[slot] != b->repeats[slot])
+			return false;
+	return true;
+}
+
+/* batch_information, remembered for the rest of the search. */
+static double weigh(const struct selection *selection, const struct batch *batch)
+{
+	struct batch_memo *memo = selection->bisect->scratch.memo;
+	size_t slot = (size_t)(batch_hash(batch) % MEMO_SLOTS);
+
+	for (size_t probe = 0; probe < 8; probe++, slot = (slot + 1) % MEMO_SLOTS) {
+		if (memo->entries[slot].search != memo->search)
+			break;
+		if (same_batch(&memo->entries[slot].batch, batch))
+			return memo->entries[slot].information;
+	}
+	double information = batch_information(selection, batch);
+	if (memo->entries[slot].search != memo->search) {
+		memo->entries[slot].search = memo->search;
+		memo->entries[slot].batch = *batch;
+		memo->entries[slot].information = information;
+	}
+	return information;
+}
+
 /* Steepest ascent keeps the best neighbour seen; this keeps that short. */
 struct search_best {
 	struct batch batch;
@@ -1759,7 +1888,7 @@ static void consider(const struct selection *selection, struct batch *candidate,
 	batch_normalise(candidate);
 	if (candidate->slot_count == 0)
 		return;
-	double information = batch_information(selection, candidate);
+	double information = weigh(selection, candidate);
 	/* Strictly better only: a tie keeps the earlier batch, deterministically. */
 	if (information > best->information + 1e-12) {
 		best->batch = *candidate;
@@ -1834,6 +1963,9 @@ static void choose_batch_by_information(const struct selection *selection, unsig
 {
 	struct search_best best = { .information = -1 };
 
+	/* a new search: every remembered weighing is stale (0 is never one) */
+	if (++selection->bisect->scratch.memo->search == 0)
+		selection->bisect->scratch.memo->search = 1;
 	for (size_t distinct = 1; distinct <= runs && distinct <= selection->line_length;
 	     distinct++) {
 		struct batch candidate;
