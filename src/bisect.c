@@ -353,8 +353,8 @@ static int options_validate(const struct bisect_options *options)
  * answer: a regression drawn from the prior over p would have shown a FAIL
  * by then with the confidence (a deterministic test: one run; p stated as
  * 0.3, 13 runs at 0.99; the default prior, whose flaky kinds keep mass near
- * p = 0, 81). The answer then says how sure it is: the posterior of "no
- * regression" (0.90 after those 81 runs), which would take some 1,100 runs
+ * p = 0, 88). The answer then says how sure it is: the posterior of "no
+ * regression" (0.89 after those 88 runs), which would take some 800 runs
  * to reach 0.99 by itself.
  */
 static unsigned bad_end_budget_of(const struct noise_model *noise, double confidence)
@@ -372,8 +372,8 @@ static unsigned bad_end_budget_of(const struct noise_model *noise, double confid
 			all_pass += exp(noise->components[i].log_weight) *
 				    noise_component_all_pass_probability(&noise->components[i],
 									 &no_runs, n);
-		/* a hair of slack: at 0.99 the default prior meets the bound at
-		 * 81 runs exactly, and rounding must not make it 82 */
+		/* a hair of slack: a prior that meets the bound exactly (as an
+		 * earlier default did, at 81 runs) must not miss it by rounding */
 		if (all_pass <= allowed * total_weight * (1 + 1e-9))
 			high = n;
 		else
