@@ -118,5 +118,10 @@ check "v3.5 aborts RX before full sleep: the same knobs do not hang it" test $? 
 # ---- same seed, same run -------------------------------------------------------
 sim "$work/releases" v3.3.1 W3 ar9285 2 "$work/again" --cycles 40 --reconnect scan
 check "the same seed reproduces the run" cmp -s "$work/again" "$work/scan-2"
+# where they part, for whoever reads a failure (CI once saw one, under load)
+if ! cmp -s "$work/again" "$work/scan-2"; then
+	diff "$work/scan-2" "$work/again" | head -n 20 | sed 's/^/# /'
+	tail -n 5 "$work/scan-2.err" "$work/again.err" | sed 's/^/# /'
+fi
 
 [ "$failures" -eq 0 ]
