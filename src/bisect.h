@@ -54,7 +54,10 @@
  * have passed as often as it takes for a bad commit to have shown a FAIL
  * with the confidence under every kind of test the runs still leave
  * plausible: where the data look clean, this asks for the runs that would
- * expose a flaky test mimicking a deterministic one.
+ * expose a flaky test mimicking a deterministic one. And each kind still
+ * plausible must itself hold the answer nearly as sure (at 0.97 where the
+ * confidence is 0.99): a false FAIL read under "no false failures" proves
+ * its commit bad, and that kind alone must not carry the answer.
  *
  * Functions that can fail return 0 or a negative errno:
  *   -EINVAL  a bad argument: an index out of range, a parent cycle, a
@@ -148,7 +151,9 @@ struct bisect_status {
 	double best_probability;
 	double no_regression_probability;  /* 0 when the ends are trusted */
 	double good_end_bad_probability;   /* 0 when the ends are trusted */
-	/* best reached the confidence, and runs confirming it are asked for */
+	/* best reached the confidence, and runs confirming it are asked for
+	 * (false while only a kind of test still doubts it: then the runs
+	 * that inform most) */
 	bool confirming;
 	double fail_rate_estimate;         /* posterior mean of p */
 	double fail_rate_when_good_estimate; /* posterior mean of epsilon */
