@@ -1029,6 +1029,12 @@ static double probability_under_kind(const struct bisect *bisect, size_t positio
  * 0.99). Measured on the same 300 trials (N = 100, k = 1), as sure as the
  * mixture: 99.7 % right, and 19 % more runs for a deterministic test, 15 %
  * at p = 0.3; within 3x: 99.7 %, +8 % and +15 %; within 5x: 98.3 %.
+ * bench_bisect (1,000 trials, N = 100, k = 1), within 3x: p = 0.3 with
+ * eps = 0.05 went from 97.7 % right to 99.2 %, p = 0.1 with eps = 0.01
+ * from 99.0 % to 99.5 %; the price, 14.1 -> 15.3 runs for a deterministic
+ * test, 90 -> 105 at p = 0.3, eps = 0. Heeding only kinds with a share of
+ * 0.05 or more keeps the deterministic cost but leaves p = 0.3, eps = 0.05
+ * at 97.8 %: there the kind that doubts is the true one, still unlikely.
  */
 static bool sure_under_every_kind(const struct bisect *bisect, size_t position)
 {
@@ -1130,7 +1136,8 @@ static void refresh_summary(struct bisect *bisect)
 		summary->state = BISECT_BUDGET_SPENT;
 	else {
 		summary->state = BISECT_RUNNING;
-		/* sure, but a kind of test still doubts: the runs that inform most */
+		/* sure and confirmed, but a kind of test still doubts: then
+		 * the runs that inform most */
 		summary->confirming = confirmations > 0;
 	}
 }
