@@ -2524,6 +2524,59 @@ static void test_deterministic_test_costs_little(void **state)
 	graph_release(&graph);
 }
 
+/*
+ * The answer must hold under every kind of test the runs leave plausible,
+ * not only mixed over them. On a clean deterministic history the flaky
+ * kind (no false failures, p low) keeps a share of a few percent for a
+ * while and doubts more than the mixture: so there are rounds where the
+ * best commit is at 0.99 or more, confirmed (its FAIL, its parent's
+ * passes: nothing more is asked as confirmation), and the bisection runs
+ * on. Without that rule it would have stopped there.
+ */
+static void test_every_plausible_kind_must_hold_the_answer(void **state)
+{
+	(void)state;
+	struct test_graph graph;
+	uint64_t rng = 17;
+	unsigned doubted_rounds = 0, trials_doubted = 0;
+	const unsigned trials = 20;
+
+	graph_kernel_like(&graph, 100, 8, 3);
+	for (unsigned trial = 0; trial < trials; trial++) {
+		struct bisect_options options;
+		struct bisect *bisect;
+		struct bisect_status status;
+		bool bad[100], doubted = false;
+		size_t culprit = random_below(&rng, graph.count), proposal, count;
+
+		bisect_options_init(&options);
+		bad_commits(&graph, culprit, bad);
+		assert_int_equal(bisect_new(graph.commits, graph.count, 99, &options, &bisect), 0);
+		for (;;) {
+			assert_int_equal(bisect_status(bisect, &status), 0);
+			if (status.state != BISECT_RUNNING)
+				break;
+			if (status.best_probability >= options.confidence && !status.confirming) {
+				doubted_rounds++;
+				doubted = true;
+			}
+			assert_int_equal(bisect_next(bisect, 1, &proposal, &count), 0);
+			assert_int_equal(count, 1);
+			bool fail = proposal != BISECT_GOOD_END && bad[proposal];
+			assert_int_equal(record_result(bisect, proposal, fail ? BISECT_FAIL : BISECT_PASS), 0);
+		}
+		assert_int_equal(status.state, BISECT_FOUND);
+		assert_int_equal(status.best, culprit);
+		trials_doubted += doubted;
+		bisect_free(bisect);
+	}
+	print_message("deterministic, N = 100: %u of %u bisections ran on past a confirmed 0.99 "
+		      "(%u rounds) while a kind of test doubted\n",
+		      trials_doubted, trials, doubted_rounds);
+	assert_true(trials_doubted > 0);
+	graph_release(&graph);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2561,6 +2614,7 @@ int main(void)
 		cmocka_unit_test(test_false_fail_next_to_the_culprit),
 		cmocka_unit_test(test_confirmation),
 		cmocka_unit_test(test_deterministic_test_costs_little),
+		cmocka_unit_test(test_every_plausible_kind_must_hold_the_answer),
 		cmocka_unit_test(test_many_boards),
 		cmocka_unit_test(test_ten_thousand_commits_with_merges),
 	};
