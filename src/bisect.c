@@ -939,6 +939,16 @@ static size_t find_undecided(const struct bisect *bisect, size_t best, size_t *u
 
 /* ---- confirmation ------------------------------------------------------------ */
 
+/* Whether the runs leave this kind of test plausible, given the hypothesis
+ * at `position`: both confirmation rules heed only those. */
+static bool kind_plausible(const struct bisect *bisect, size_t position, size_t kind)
+{
+	const double *component_log = bisect->component_log + position * bisect->noise.count;
+
+	return kind_share(component_log, bisect->log_evidence[position], kind) >=
+	       CONFIRMATION_PLAUSIBLE;
+}
+
 /* The fewest n in [1, MAX_CONFIRMATION_PASSES] with P(n passes | bad) at
  * most `allowed` under one kind of test, given the runs. */
 static unsigned passes_to_expose(const struct noise_component *component,
@@ -971,16 +981,13 @@ static unsigned passes_to_expose(const struct noise_component *component,
  */
 static unsigned confirmation_passes_needed(const struct bisect *bisect, size_t position)
 {
-	const size_t kinds = bisect->noise.count;
-	const double *component_log = bisect->component_log + position * kinds;
 	double allowed = 1 - bisect->options.confidence;
 	struct noise_counts counts;
 	unsigned needed = 1;
 
 	counts_under(bisect, position, &counts);
-	for (size_t kind = 0; kind < kinds; kind++) {
-		if (kind_share(component_log, bisect->log_evidence[position], kind) <
-		    CONFIRMATION_PLAUSIBLE)
+	for (size_t kind = 0; kind < bisect->noise.count; kind++) {
+		if (!kind_plausible(bisect, position, kind))
 			continue;
 		unsigned n = passes_to_expose(&bisect->noise.components[kind], &counts, allowed);
 		if (n > needed)
@@ -1038,17 +1045,12 @@ static double probability_under_kind(const struct bisect *bisect, size_t positio
  */
 static bool sure_under_every_kind(const struct bisect *bisect, size_t position)
 {
-	const size_t kinds = bisect->noise.count;
-	const double *component_log = bisect->component_log + position * kinds;
 	double least = 1 - KIND_DOUBT_FACTOR * (1 - bisect->options.confidence);
 
-	for (size_t kind = 0; kind < kinds; kind++) {
-		if (kind_share(component_log, bisect->log_evidence[position], kind) <
-		    CONFIRMATION_PLAUSIBLE)
-			continue;
-		if (probability_under_kind(bisect, position, kind) < least)
+	for (size_t kind = 0; kind < bisect->noise.count; kind++)
+		if (kind_plausible(bisect, position, kind) &&
+		    probability_under_kind(bisect, position, kind) < least)
 			return false;
-	}
 	return true;
 }
 

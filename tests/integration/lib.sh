@@ -27,9 +27,6 @@ check() {
 	fi
 }
 
-# kill_at_event FIFO PID: waits (up to 600 s) for the word a watcher writes
-# to FIFO ("seen", or "ended" when the output ended first), then kills PID
-# with SIGKILL and reaps it; the word is left in $event
 # line_awk ARGS...: awk that acts on each line as it arrives, for watchers
 # of a live command's output. mawk (Debian's awk) fills a 4 KiB buffer from
 # a pipe before it looks at a line: a watcher then sees its event only once
@@ -43,6 +40,9 @@ line_awk() {
 	fi
 }
 
+# kill_at_event FIFO PID: waits (up to 600 s) for the word a watcher writes
+# to FIFO ("seen", or "ended" when the output ended first), then kills PID
+# with SIGKILL and reaps it; the word is left in $event
 kill_at_event() {
 	event=$(timeout 600 cat "$1")
 	kill -9 "$2"
