@@ -121,6 +121,7 @@ struct run {
 	bool booted;			/* the build runs: `uname -r` and the marker checked */
 	bool said_not_yet;		/* the log says once that another kernel answers */
 	enum verdict_hang hang;
+	unsigned int workload_timeout_seconds;	/* > 0: it ran past this, and was killed */
 	bool board_in_trouble;
 	struct run_report report;
 };
@@ -858,7 +859,10 @@ static void write_workload_exit(struct run *run, const struct transport_exec_res
 	char ending[128];
 
 	write_file(run, "workload.stderr", result->stderr_text ? result->stderr_text : "");
-	if (result->status)
+	if (result->status == -ETIMEDOUT)
+		snprintf(ending, sizeof(ending), "no exit: it ran past its timeout of %u s\n",
+			 run->spec.workload->timeout_seconds);
+	else if (result->status)
 		snprintf(ending, sizeof(ending), "no exit: the session failed (%s)\n",
 			 strerror(-result->status));
 	else if (result->exit_signal)
@@ -894,11 +898,56 @@ static char *kept_output(struct run *run, const struct transport_exec_result *re
 	return kept;
 }
 
-static void on_workload_done(struct run *run, const struct transport_exec_result *result)
+/* The workload ended (or was ended): the kernel log of its window next. */
+static void capture_kernel_log(struct run *run)
 {
 	const char *const capture[] = { "sh", "-c", READ_LOG_THEN_REMOVE_DIR, "sh", run->remote_dir,
 					NULL };
 
+	/* a console that dropped while the kernel under test ran leaves a gap
+	 * where its last words may be: the observation is incomplete */
+	if (run->board->console_losses != run->console_losses)
+		note_lab_error(run, VERDICT_LAB_CONSOLE_LOST, "board %s: console lost during %s",
+			       run->board->name, run->spec.workload->name);
+	run->phase = PHASE_CAPTURE;
+	run_exec(run, capture, run->step_timeout_ms, on_dmesg_after);
+}
+
+/*
+ * The workload ran past its timeout, and the transport tried to kill it on
+ * the board before saying so (transport.h, kill_status). A board that
+ * confirmed nothing of it is left still answers: the kernel under test
+ * failed the workload, and its log is read as usual. One that did not
+ * answer the kill went silent: a hang. One where it could not be ended (a
+ * process stuck in the kernel, the session lost) is power-cycled before it
+ * takes another run: the next run must not meet this one's processes.
+ */
+static void workload_timed_out(struct run *run, const struct transport_exec_result *result)
+{
+	const char *why = result->error_text ? result->error_text : "";
+	char text[900];
+
+	if (result->kill_status == -ETIMEDOUT) {
+		snprintf(text, sizeof(text), "%s ran past its %u s timeout, then the board did not "
+			 "answer the kill: %s", run->spec.workload->name,
+			 run->spec.workload->timeout_seconds, why);
+		declare_hang(run, text);
+		return;
+	}
+	run->workload_timeout_seconds = run->spec.workload->timeout_seconds;
+	log_event(run->environment.log, LOG_NOTICE, run->board->name, run->id, "workload-timeout",
+		  "%s: %s", run->spec.workload->name, why);
+	if (result->kill_status) {
+		board_capture_note(run->board, "rackbisect could not end a timed-out workload; "
+				   "power cycling");
+		recover_by_power_cycle(run, finish_after);
+		return;
+	}
+	capture_kernel_log(run);
+}
+
+static void on_workload_done(struct run *run, const struct transport_exec_result *result)
+{
 	if (run->phase != PHASE_WORKLOAD)
 		return;	/* the watchdog took over */
 	stop_probe(run);
@@ -907,19 +956,17 @@ static void on_workload_done(struct run *run, const struct transport_exec_result
 	run->output_length = run->output ? strlen(run->output) : 0;
 	write_file(run, "output.ktap", run->output ? run->output : "");
 	write_workload_exit(run, result);
+	if (result->status == -ETIMEDOUT) {
+		workload_timed_out(run, result);
+		return;
+	}
 	if (result->status) {
 		note_lab_error(run, VERDICT_LAB_UNREACHABLE, "board %s: the workload's session failed: %s",
 			       run->board->name, result->error_text ? result->error_text : "");
 		finish(run);
 		return;
 	}
-	/* a console that dropped while the kernel under test ran leaves a gap
-	 * where its last words may be: the observation is incomplete */
-	if (run->board->console_losses != run->console_losses)
-		note_lab_error(run, VERDICT_LAB_CONSOLE_LOST, "board %s: console lost during %s",
-			       run->board->name, run->spec.workload->name);
-	run->phase = PHASE_CAPTURE;
-	run_exec(run, capture, run->step_timeout_ms, on_dmesg_after);
+	capture_kernel_log(run);
 }
 
 static void run_workload(struct run *run)
@@ -1079,6 +1126,7 @@ static void decide(struct run *run)
 			.build_failure = run->spec.build_failure,
 			.boot_failure = run->boot_failure[0] ? run->boot_failure : NULL,
 			.hang = run->hang,
+			.workload_timeout_seconds = run->workload_timeout_seconds,
 			.lab_errors = run->lab_errors,
 			.lab_error_count = run->lab_error_count,
 		},

@@ -487,6 +487,14 @@ static int judge(const struct verdict_input *input, struct verdict *verdict)
 		rc = add_symptom(verdict, VERDICT_SYMPTOM_HANG, hang_evidence(input));
 		return rc ? rc : settle_fail(input, verdict);
 	}
+	if (facts->workload_timeout_seconds) {
+		rc = add_symptom(verdict, VERDICT_SYMPTOM_WORKLOAD_TIMEOUT,
+				 format("workload timed out: %s ran past its %u s timeout while the "
+					"board answered; its processes were killed",
+					input->workload ? input->workload->name : "the workload",
+					facts->workload_timeout_seconds));
+		return rc ? rc : settle_fail(input, verdict);
+	}
 	return judge_output(input, verdict);
 }
 

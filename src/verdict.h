@@ -30,7 +30,9 @@
  *     metric symptoms against the report's run-level metric of that name
  *     or, when the run printed none (output that stopped early leaves them
  *     in the test in progress), against each test's own, depth first;
- *  5. the kernel under test hung -> FAIL, symptoms + "hang";
+ *  5. the kernel under test hung -> FAIL, symptoms + "hang"; the workload
+ *     ran past its timeout while the board still answered (its processes
+ *     were killed) -> FAIL, symptoms + "workload-timeout";
  *  6. output missing, ended early, bailed out or without any result ->
  *     FAIL when a symptom matched, else INFRA (nothing trustworthy either way);
  *  7. a test failed (not ok, no TODO/XFAIL) or a symptom matched -> FAIL;
@@ -58,6 +60,7 @@ enum verdict_outcome {
 
 /* Symptom names the verdict adds beside the job's own. */
 #define VERDICT_SYMPTOM_HANG "hang"
+#define VERDICT_SYMPTOM_WORKLOAD_TIMEOUT "workload-timeout"
 #define VERDICT_SYMPTOM_BOOT "boot"
 #define VERDICT_SYMPTOM_UNMATCHED_FAILURE "unmatched-failure"
 
@@ -89,6 +92,8 @@ struct verdict_facts {
 	const char *build_failure; /* NULL: it built; else what failed ("" is fine) */
 	const char *boot_failure;  /* NULL: it booted; "uname -r is 3.3, expected 3.3.1-rc1" */
 	enum verdict_hang hang;
+	/* > 0: the workload ran past this timeout (s) while the board answered */
+	unsigned int workload_timeout_seconds;
 	const struct verdict_lab_error *lab_errors; /* in the order they happened */
 	size_t lab_error_count;
 };
@@ -111,7 +116,7 @@ struct verdict_symptom {
 
 struct verdict {
 	enum verdict_outcome outcome;
-	struct verdict_symptom *symptoms; /* FAIL only; job order, then hang/boot/unmatched */
+	struct verdict_symptom *symptoms; /* FAIL only; job order, then hang/timeout/boot/unmatched */
 	size_t symptom_count;
 	char *cause;                      /* INFRA and SKIP: why; NULL otherwise */
 	/* FAIL: the tests that failed or were cut off, depth first, subtests

@@ -34,6 +34,26 @@
 #define ANNOUNCE_PID_THEN_EXEC "printf '" PID_ANNOUNCEMENT "%d\\n' $$ >&2; exec "
 #define KILL_TIMEOUT_MS 10000
 
+/*
+ * Kills process group $1 and checks that none of it is left: a process of
+ * the group (or $1 itself, should it not lead one) that is not a zombie is
+ * killed again, up to 100 times (a fork between two kills), then it gives
+ * up (exit 1) naming what survived: a process stuck in the kernel outlives
+ * SIGKILL. Only shell builtins and /proc: `sleep` on a board may be the
+ * workload's own (the virtual lab simulates it), and `ps` differs between
+ * busybox and procps. The state is the field after the last ") " of
+ * /proc/PID/stat (the command name may hold spaces and parentheses).
+ */
+#define KILL_AND_CONFIRM \
+	"g=$1; kill -KILL -- -$g 2>/dev/null || kill -KILL $g 2>/dev/null; n=0; " \
+	"while [ $n -lt 100 ]; do left=; " \
+	"for f in /proc/[0-9]*/stat; do { read -r s <\"$f\"; } 2>/dev/null || continue; " \
+	"p=${f#/proc/}; p=${p%/stat}; s=${s##*\") \"}; set -- $s; " \
+	"if [ \"$1\" != Z ] && { [ \"$3\" = \"$g\" ] || [ \"$p\" = \"$g\" ]; }; then " \
+	"left=\"$left $p\"; fi; done; [ -z \"$left\" ] && exit 0; " \
+	"kill -KILL -- -$g 2>/dev/null; kill -KILL $left 2>/dev/null; n=$((n + 1)); done; " \
+	"echo \"still running after SIGKILL:$left\" >&2; exit 1"
+
 enum session_state {
 	SESSION_IDLE,
 	SESSION_CONNECTING,
@@ -72,6 +92,9 @@ struct ssh_request {
 	bool exit_status_received;
 	int exit_status;
 	char *exit_signal;
+	bool is_kill;			/* ends a timed-out request: never killed itself */
+	int kill_status;		/* transport_exec_result's */
+	char *timeout_text;		/* the timeout's error text, while its kill runs */
 	uv_timer_t timeout_timer;
 	uint64_t timeout_ms;
 	/* upload only */
@@ -244,6 +267,7 @@ static void free_request(struct ssh_request *request)
 	free(request->stdout_buffer.bytes);
 	free(request->stderr_buffer.bytes);
 	free(request->exit_signal);
+	free(request->timeout_text);
 	free(request->chunk);
 	if (request->local_fd >= 0)
 		close(request->local_fd);
@@ -291,6 +315,7 @@ static void deliver_result(struct ssh_request *request, int status, const char *
 		.stdout_dropped = request->stdout_buffer.dropped,
 		.stderr_dropped = request->stderr_buffer.dropped,
 		.error_text = error_text,
+		.kill_status = request->kill_status,
 	};
 	request->exec_callback(base, &result, request->callback_data);
 }
@@ -340,42 +365,72 @@ static void on_channel_exit_signal(ssh_session session, ssh_channel channel, con
 	request->exit_signal = strdup(signal ? signal : "?");
 }
 
-static int ssh_transport_exec(struct transport *base, const char *const *argv, uint64_t timeout_ms,
-			      transport_exec_cb callback, void *data);
-
-static void ignore_kill_result(struct transport *transport,
-			       const struct transport_exec_result *result, void *data)
+/* The kill of a timed-out request ended: the request ends now, saying
+ * whether its processes are gone. */
+static void on_kill_done(struct transport *base, const struct transport_exec_result *result,
+			 void *data)
 {
-	(void)transport;
-	(void)result;
-	(void)data;
+	struct ssh_request *timed_out = data;
+	const char *why = result->error_text;
+	char text[ERROR_TEXT_SIZE];
+
+	(void)base;
+	if (result->status) {
+		timed_out->kill_status = result->status;
+	} else if (result->exit_status != 0) {
+		timed_out->kill_status = -EBUSY;
+		why = result->stderr_text;
+	}
+	if (timed_out->kill_status == 0)
+		snprintf(text, sizeof(text), "%s; its processes were killed", timed_out->timeout_text);
+	else
+		snprintf(text, sizeof(text), "%s; killing its processes failed: %.*s",
+			 timed_out->timeout_text, why ? (int)strcspn(why, "\n") : 0, why ? why : "");
+	finish_request(timed_out, -ETIMEDOUT, text);
 }
 
-/* Best effort: if it fails, the board is in trouble and the caller's own
- * handling of the timeout (retry, power cycle) takes over. */
-static void kill_remote_process_group(struct ssh_transport *transport, long pid)
-{
-	char script[128];
-	const char *const argv[] = {"sh", "-c", script, NULL};
+static int start_exec(struct ssh_transport *transport, const char *const *argv,
+		      uint64_t timeout_ms, transport_exec_cb callback, void *data,
+		      struct ssh_request **started);
 
-	snprintf(script, sizeof(script), "kill -KILL -- -%ld 2>/dev/null || kill -KILL %ld", pid,
-		 pid);
-	ssh_transport_exec(&transport->base, argv, KILL_TIMEOUT_MS, ignore_kill_result, NULL);
+/* Starts the kill of a timed-out request's process group; the request
+ * leaves the session (no more reading) and ends when the kill does. */
+static int kill_remote_process_group(struct ssh_transport *transport, struct ssh_request *request)
+{
+	char group[32];
+	const char *const argv[] = {"sh", "-c", KILL_AND_CONFIRM, "sh", group, NULL};
+	struct ssh_request *killer;
+	int rc;
+
+	snprintf(group, sizeof(group), "%ld", request->remote_pid);
+	rc = start_exec(transport, argv, KILL_TIMEOUT_MS, on_kill_done, request, &killer);
+	if (rc)
+		return rc;
+	killer->is_kill = true;
+	unlink_request(transport, request);
+	release_channel(request);
+	return 0;
 }
 
+/* Without a kill the remote command would outlive us on the board: the
+ * caller hears of the timeout once it is known whether it did. */
 static void on_request_timeout(uv_timer_t *timer)
 {
 	struct ssh_request *request = timer->data;
 	struct ssh_transport *transport = request->owner;
 	char text[ERROR_TEXT_SIZE];
 
-	/* Without this the remote command would outlive us on the board. */
-	if (request->remote_pid > 0)
-		kill_remote_process_group(transport, request->remote_pid);
 	set_error(transport, "%s timed out after %llu ms",
 		  request->kind == REQUEST_EXEC ? "command" : "upload",
 		  (unsigned long long)request->timeout_ms);
 	snprintf(text, sizeof(text), "%s", transport->error_text);
+	/* a command whose exec was not sent yet never started */
+	if (request->stage != STAGE_OPENING && !request->is_kill) {
+		request->kill_status = -ESRCH;
+		if (request->remote_pid > 0 && (request->timeout_text = strdup(text)) != NULL &&
+		    (request->kill_status = kill_remote_process_group(transport, request)) == 0)
+			return;
+	}
 	finish_request(request, -ETIMEDOUT, text);
 	advance(transport);
 }
@@ -1115,10 +1170,10 @@ static void discard_request(struct ssh_request *request)
 	free_request(request);
 }
 
-static int ssh_transport_exec(struct transport *base, const char *const *argv, uint64_t timeout_ms,
-			      transport_exec_cb callback, void *data)
+static int start_exec(struct ssh_transport *transport, const char *const *argv,
+		      uint64_t timeout_ms, transport_exec_cb callback, void *data,
+		      struct ssh_request **started)
 {
-	struct ssh_transport *transport = ssh_transport_of(base);
 	struct ssh_request *request;
 	char *quoted_argv = NULL;
 	int rc;
@@ -1139,7 +1194,16 @@ static int ssh_transport_exec(struct transport *base, const char *const *argv, u
 	request->exec_callback = callback;
 	request->callback_data = data;
 	start_request(transport, request);
+	*started = request;
 	return 0;
+}
+
+static int ssh_transport_exec(struct transport *base, const char *const *argv, uint64_t timeout_ms,
+			      transport_exec_cb callback, void *data)
+{
+	struct ssh_request *request;
+
+	return start_exec(ssh_transport_of(base), argv, timeout_ms, callback, data, &request);
 }
 
 static int ssh_transport_upload(struct transport *base, const char *local_path,

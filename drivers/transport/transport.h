@@ -66,6 +66,17 @@ struct transport_exec_result {
 	size_t stdout_dropped;		/* bytes past the output limit, read and thrown away */
 	size_t stderr_dropped;
 	const char *error_text;		/* why status != 0, else NULL */
+	/*
+	 * A command that timed out (status -ETIMEDOUT) is killed on the board,
+	 * its whole process group, before this callback runs. 0: nothing of it
+	 * is left running (checked on the board), or it never started; else why
+	 * that cannot be said: -EBUSY some of it outlived SIGKILL, -ESRCH its
+	 * PID never reached us, or the kill's own failure (-ETIMEDOUT: the board
+	 * did not answer it; -ECANCELED: the transport was closed first). A
+	 * caller that cannot trust the board then must power-cycle it before it
+	 * takes another run. 0 for any other status.
+	 */
+	int kill_status;
 };
 
 typedef void (*transport_connect_cb)(struct transport *transport, int status,

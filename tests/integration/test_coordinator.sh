@@ -3,7 +3,8 @@
 # v3.3 all PASS; v3.3.1-rc1 W3 FAIL on the RTC-reset chips quoting
 # auth-timeout and txdma-stop-fail; the bad backport W2 FAIL; a hang is
 # FAIL(hang) with the console kept and the board back on its fallback; a
-# board powered off is INFRA, retried on its twin; a build break is SKIP;
+# workload stalled past its timeout is killed on the board and is FAIL
+# workload-timeout; a board powered off is INFRA, retried on its twin; a build break is SKIP;
 # `git bisect run rackbisect test` names the culprit; a changed host key is
 # refused until `lab trust`; kill -9 mid-run loses nothing; bad config exits 2.
 #
@@ -63,6 +64,14 @@ boards:
     boot: {driver: virtual, fallback: 3.3.0-lab-fallback}
     limits: {boot: 15, hang: 5}
     seed: 2
+  - name: sb1
+    chip: ar9160
+    transport: {host: 127.77.3.3, port: 2222}
+    console: {driver: virtual, port: 7000}
+    boot: {driver: virtual, fallback: 3.3.0-lab-fallback}
+    limits: {boot: 60, hang: 5}
+    seed: 3
+    faults: {stall-workload: 2}
 YAML
 
 # jobs/ath9k-ps.yaml with shorter workloads (lib.sh): W1-W4, and W3 alone
@@ -164,6 +173,29 @@ check "no boot: says the board did not come back within the boot limit" \
 	contains "$work/noboot.out" "boot failed: no SSH within 15 s"
 check "no boot: the board was power-cycled onto its fallback kernel" \
 	contains "$work/noboot.err" 'event=recovered detail="running 3.3.0-lab-fallback"'
+section "a stalled workload"
+# ---- a workload stalled past its timeout on a board that answers (issue 31) ------------------
+# sb1's second workload tool call never returns (stall-workload: a tool stuck
+# on a wedged driver). W1's timeout is 20 s: the run must kill W1's processes
+# on the board, say so, and count it against the kernel; the board's next
+# run must not meet them.
+quick_job "$root" W1 | sed 's/timeout: 600/timeout: 20/' >"$work/w1-short.yaml"
+"$rb" run "$work/w1-short.yaml" --lab "$hang_lab" --state "$state" --tree "$work/tree" \
+	--commit v3.3 --boards sb1 --json >"$work/stall.json" 2>"$work/stall.err"
+check "stall: exit 1" test $? -eq 1
+check "stall: W1 is FAIL workload-timeout (the kernel's, not INFRA unreachable)" \
+	bash -c "grep -q '\"summary\": \"FAIL workload-timeout' '$work/stall.json'"
+check "stall: the events say the workload timed out and was killed" \
+	bash -c "grep 'event=workload-timeout' '$work/stall.err' | grep -q 'its processes were killed'"
+check "stall: no unreachable board and no power cycle" \
+	bash -c "! grep -qE 'unreachable|event=power-cycle' '$work/stall.err'"
+ps -eo stat=,args= >"$work/stall-ps.txt"
+awk -v s="$state/" 'index($0, s) && index($0, "rackbisect-workload") && $1 !~ /^Z/' \
+	"$work/stall-ps.txt" >"$work/stall-left.txt"
+check "stall: nothing of W1 is left running on the board" test ! -s "$work/stall-left.txt"
+"$rb" run "$work/w1-short.yaml" --lab "$hang_lab" --state "$state" --tree "$work/tree" \
+	--commit v3.3 --boards sb1 --json >"$work/after-stall.json" 2>"$work/after-stall.err"
+check "stall: the board's next run starts clean and passes" test $? -eq 0
 "$rb" lab down "$hang_lab" --state "$state" >/dev/null 2>&1
 
 section "a board powered off"

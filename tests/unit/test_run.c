@@ -25,6 +25,7 @@
 #include "job_config.h"
 #include "log.h"
 #include "run.h"
+#include "verdict.h"
 #include "store.h"
 #include "power/power.h"
 #include "transport/transport.h"
@@ -89,6 +90,7 @@ static int setup(void **state)
 	log_init(&f->log, f->events, false, f->store);
 	f->power = (struct power){ .ops = &broken_power_ops, .loop = &f->loop };
 	local_world.connect_count = local_world.probe_count = local_world.probes_before_silence = 0;
+	local_world.kill_unconfirmed = false;
 	/* the boards already run the kernel under test, cleanly: no boot */
 	assert_int_equal(uname(&host), 0);
 	snprintf(f->release, sizeof(f->release), "%s", host.release);
@@ -361,6 +363,61 @@ static void test_a_board_silent_on_the_kept_probe_connection_is_hung(void **stat
 	assert_int_equal(local_world.connect_count, 2);
 }
 
+/* A workload that runs past its timeout on a board that still answers,
+ * with a child of its own: the kernel under test failed it (FAIL
+ * workload-timeout, not INFRA "unreachable"), every process of it is gone
+ * when the run ends, and the run's directory is removed as usual. Before,
+ * the kill was queued on the session the run closed at once: the workload
+ * went on running on the board. */
+static void test_a_workload_past_its_timeout_fails_the_kernel_and_is_killed(void **state)
+{
+	struct fixture *f = *state;
+	char *text, *events;
+
+	f->workload.timeout_seconds = 1;
+	write_text(f->workload_dir[0], "lib.sh", "");
+	write_text(f->workload_dir[0], "wt.sh", "printf 'KTAP version 1\\n1..1\\n'\n"
+			 "sleep 29.75 & sleep 29.75\nwait\n");
+	run_on_every_board(f, 1);
+	assert_int_equal(f->report[0].outcome, VERDICT_FAIL);
+	if (!strstr(f->report[0].summary, VERDICT_SYMPTOM_WORKLOAD_TIMEOUT))
+		fail_msg("summary: %s", f->report[0].summary);
+	assert_int_not_equal(system("pgrep -f -x 'sleep 29.75' >/dev/null"), 0);
+	text = run_file(f, f->report[0].run_id, "workload.exit");
+	assert_string_equal(text, "no exit: it ran past its timeout of 1 s\n");
+	free(text);
+	events = events_text(f);
+	assert_non_null(strstr(events, "workload-timeout"));
+	assert_null(strstr(events, "power-cycle"));
+	assert_null(strstr(events, "unreachable"));
+	free(events);
+	assert_false(f->report[0].board_in_trouble);
+	assert_int_equal(workload_dirs_left(), 0);
+}
+
+/* One whose processes cannot all be ended (one stuck in the kernel): the
+ * board is power-cycled before it takes another run (here its switch is
+ * broken, so the board is in trouble), and the verdict is still the
+ * kernel's FAIL. */
+static void test_a_timed_out_workload_that_cannot_be_ended_power_cycles_its_board(void **state)
+{
+	struct fixture *f = *state;
+	char *events;
+
+	f->workload.timeout_seconds = 1;
+	local_world.kill_unconfirmed = true;
+	write_text(f->workload_dir[0], "lib.sh", "");
+	write_text(f->workload_dir[0], "wt.sh", "sleep 29.5\n");
+	run_on_every_board(f, 1);
+	assert_int_equal(f->report[0].outcome, VERDICT_FAIL);
+	if (!strstr(f->report[0].summary, VERDICT_SYMPTOM_WORKLOAD_TIMEOUT))
+		fail_msg("summary: %s", f->report[0].summary);
+	events = events_text(f);
+	assert_non_null(strstr(events, "power-cycle"));
+	free(events);
+	assert_true(f->report[0].board_in_trouble);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,6 +432,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_watchdog_probes_reuse_one_connection,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_board_silent_on_the_kept_probe_connection_is_hung,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_workload_past_its_timeout_fails_the_kernel_and_is_killed,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_timed_out_workload_that_cannot_be_ended_power_cycles_its_board,
 						setup, teardown),
 	};
 

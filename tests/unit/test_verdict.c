@@ -433,6 +433,27 @@ static void test_hang_without_any_output(void **state)
 	run_free(&run);
 }
 
+/* Output cut off because the workload ran past its timeout (and was killed)
+ * while the board still answered: the kernel's FAIL, not the lab's INFRA
+ * that output cut short by a lost session gives. */
+static void test_workload_past_its_timeout_is_a_fail(void **state)
+{
+	struct run run;
+	struct verdict *verdict;
+
+	(void)state;
+	run_init(&run, w3_cut_off);
+	run.input.facts.workload_timeout_seconds = 900;
+	verdict = run_judge(&run);
+	assert_int_equal(verdict->outcome, VERDICT_FAIL);
+	assert_int_equal(verdict->symptom_count, 1);
+	assert_symptom(verdict, 0, VERDICT_SYMPTOM_WORKLOAD_TIMEOUT,
+		       "workload timed out: W3 ran past its 900 s timeout while the board answered; "
+		       "its processes were killed");
+	assert_int_equal(verdict->failing_test_count, 1);
+	run_free(&run);
+}
+
 static void test_hang_of_another_kernel_is_infra(void **state)
 {
 	struct run run;
@@ -733,6 +754,7 @@ int main(void)
 		cmocka_unit_test(test_per_test_metric_counts_when_the_run_has_none),
 		cmocka_unit_test(test_hang_of_kernel_under_test_fails_with_console_evidence),
 		cmocka_unit_test(test_hang_without_any_output),
+		cmocka_unit_test(test_workload_past_its_timeout_is_a_fail),
 		cmocka_unit_test(test_hang_of_another_kernel_is_infra),
 		cmocka_unit_test(test_output_ended_early_without_hang_is_infra),
 		cmocka_unit_test(test_output_ended_early_with_symptom_fails),

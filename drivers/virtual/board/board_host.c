@@ -658,6 +658,8 @@ static bool strike(struct board_host *host, enum fault_kind fault)
 	case FAULT_SSH_DROP_WORKLOAD:
 		drop_ssh_sessions(host);
 		return true;
+	case FAULT_STALL_WORKLOAD:
+		return true;	/* as a tool stuck on a wedged driver: only a kill ends it */
 	case FAULT_REBOOT_WORKLOAD:
 		host->next_kernel[0] = '\0';	/* a reset boots what power-on boots */
 		schedule_reboot(host);

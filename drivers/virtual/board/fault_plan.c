@@ -20,6 +20,7 @@ static const struct fault_kind_info fault_kinds[FAULT_KIND_COUNT] = {
 	[FAULT_SSH_DROP_WORKLOAD] = { "ssh-drop-workload", FAULT_EVENT_WORKLOAD_TOOL, 1000000 },
 	[FAULT_REBOOT_WORKLOAD] = { "reboot-workload", FAULT_EVENT_WORKLOAD_TOOL, 1000000 },
 	[FAULT_CONSOLE_DROP] = { "console-drop", FAULT_EVENT_WORKLOAD_TOOL, 1000000 },
+	[FAULT_STALL_WORKLOAD] = { "stall-workload", FAULT_EVENT_WORKLOAD_TOOL, 1000000 },
 	/* a boot limit is minutes; more than one would only test patience */
 	[FAULT_SLOW_BOOT] = { "slow-boot", FAULT_EVENT_COUNT, 60000 },
 	[FAULT_POWER_ERROR] = { "power-error", FAULT_EVENT_POWER, 1000000 },
@@ -47,7 +48,7 @@ const char *fault_event_name(enum fault_event event)
 const char *fault_kind_names(void)
 {
 	return "hang-deploy, hang-boot, hang-workload, ssh-drop-upload, ssh-drop-workload, "
-	       "reboot-workload, console-drop, slow-boot, power-error, power-timeout";
+	       "reboot-workload, console-drop, stall-workload, slow-boot, power-error, power-timeout";
 }
 
 static int find_kind(const char *name, enum fault_kind *kind)

@@ -29,6 +29,7 @@ enum fault_kind {
 	FAULT_SSH_DROP_WORKLOAD,	/* every SSH session ends at a workload's tool call */
 	FAULT_REBOOT_WORKLOAD,	/* the host resets at a workload's tool call (fallback boots) */
 	FAULT_CONSOLE_DROP,	/* the console server drops its clients at a workload's tool call */
+	FAULT_STALL_WORKLOAD,	/* a workload's tool call never returns; the host answers on */
 	FAULT_SLOW_BOOT,	/* each boot of a kernel under test takes N ms longer */
 	FAULT_POWER_ERROR,	/* the power switch answers an error to its Nth command */
 	FAULT_POWER_TIMEOUT,	/* the power switch never answers its Nth command */

@@ -46,6 +46,9 @@ struct local_request {
 	} handle;
 	int status;
 	int exit_status;
+	int kill_status;		/* an exec past its timeout: transport.h's */
+	uv_timer_t exec_timer;		/* LOCAL_EXEC with a timeout: kills it at the end */
+	int open_handles;		/* freed when the last one closes */
 	bool silent;			/* no answer: -ETIMEDOUT once the timeout passes */
 	bool answered;
 	char stdout_path[192];
@@ -68,6 +71,8 @@ static void on_request_handle_closed(uv_handle_t *handle)
 	struct local_request *request = handle->data;
 	struct local_transport *owner = request->owner;
 
+	if (--request->open_handles)
+		return;
 	owner->requests--;
 	free(request);
 	local_free_if_done(owner);
@@ -166,6 +171,7 @@ static void deliver(struct local_request *request)
 			.stdout_dropped = out_length > limit ? out_length - limit : 0,
 			.stderr_dropped = err_length > limit ? err_length - limit : 0,
 			.error_text = status ? strerror(-status) : NULL,
+			.kill_status = request->kill_status,
 		};
 		request->exec_callback(base, &result, request->data);
 		free(out);
@@ -191,6 +197,22 @@ static void on_process_exit(uv_process_t *process, int64_t exit_status, int term
 	request->exit_status = term_signal ? 128 + term_signal : (int)exit_status;
 	deliver(request);
 	uv_close((uv_handle_t *)process, on_request_handle_closed);
+	if (request->exec_timer.data) {
+		request->open_handles++;
+		uv_close((uv_handle_t *)&request->exec_timer, on_request_handle_closed);
+	}
+}
+
+/* As the SSH transport does: the command's process group is killed, and
+ * the caller hears of the timeout once it is gone (or, with
+ * local_world.kill_unconfirmed, as if some of it outlived the kill). */
+static void on_exec_timeout(uv_timer_t *timer)
+{
+	struct local_request *request = timer->data;
+
+	request->status = -ETIMEDOUT;
+	request->kill_status = local_world.kill_unconfirmed ? -EBUSY : 0;
+	uv_kill(-request->handle.process.pid, SIGKILL);
 }
 
 static struct local_request *new_local_request(struct transport *base, enum local_kind kind,
@@ -204,6 +226,7 @@ static struct local_request *new_local_request(struct transport *base, enum loca
 	request->kind = kind;
 	request->data = data;
 	request->handle.timer.data = request;
+	request->open_handles = 1;
 	transport->requests++;
 	for (unsigned int i = 0; i < MAX_PENDING; i++)
 		if (!transport->pending[i]) {
@@ -340,12 +363,18 @@ static int local_exec(struct transport *base, const char *const *argv, uint64_t 
 	options.stdio = stdio;
 	options.stdio_count = 3;
 	options.exit_cb = on_process_exit;
+	options.flags = UV_PROCESS_DETACHED;	/* its own process group, as sshd's */
 	request->handle.process.data = request;
 	rc = uv_spawn(base->loop, &request->handle.process, &options);
 	close(out_fd);
 	close(err_fd);
 	if (rc < 0)
 		fail_msg("cannot run %s: %s", args[0], uv_strerror(rc));
+	if (timeout_ms > 0) {
+		uv_timer_init(base->loop, &request->exec_timer);
+		request->exec_timer.data = request;
+		uv_timer_start(&request->exec_timer, on_exec_timeout, timeout_ms, 0);
+	}
 	return 0;
 }
 

@@ -36,6 +36,9 @@ struct local_world {
 	/* the boards go silent after this many probes (0: never): a probe gets
 	 * no answer, as from a board whose kernel froze */
 	unsigned int probes_before_silence;
+	/* a command past its timeout is killed, but reported as if some of it
+	 * outlived SIGKILL (kill_status -EBUSY) */
+	bool kill_unconfirmed;
 };
 
 extern struct local_world local_world;
