@@ -52,6 +52,9 @@ struct tcp_console {
 	bool telnet;			/* protocol: telnet */
 	enum telnet_state telnet_state;	/* of the current connection */
 	unsigned char telnet_verb;
+	/* options refused on this connection, [0] offered (WILL), [1] asked
+	 * for (DO), a bit each */
+	unsigned char telnet_refused[2][32];
 	char *board_name;
 	struct sockaddr_storage address;
 	char address_text[ADDRESS_TEXT_SIZE];	/* "192.0.2.10:3001", "[2001:db8::1]:3001" */
@@ -172,17 +175,26 @@ static void on_reply_written(uv_write_t *write, int status)
 }
 
 /* We refuse every option the server offers or asks for (DONT to WILL, WONT
- * to DO): a console needs none, and the server then sends plain data. */
+ * to DO): a console needs none, and the server then sends plain data.
+ * Each option once per connection: a refusal does not change the option's
+ * state, and RFC 1143 answers no request that leaves it unchanged. So a
+ * peer that floods WILL/DO and never reads gets 512 replies at most (1.5
+ * KiB), not one per request (2 GB in 9 s before). */
 static void refuse_option(struct tcp_console *console, unsigned char verb, unsigned char option)
 {
 	struct reply {
 		uv_write_t write;
 		unsigned char bytes[3];
 	} *reply;
+	unsigned char *refused, bit = (unsigned char)(1u << (option % 8));
 	uv_buf_t buffer;
 
 	if (verb != TELNET_WILL && verb != TELNET_DO)
 		return;	/* WONT and DONT need no answer */
+	refused = &console->telnet_refused[verb == TELNET_DO][option / 8];
+	if (*refused & bit)
+		return;
+	*refused |= bit;
 	if (!(reply = malloc(sizeof(*reply))))
 		return;
 	reply->bytes[0] = TELNET_IAC;
@@ -273,6 +285,7 @@ static void on_connected(uv_connect_t *connect, int status)
 	}
 	console->state = CONNECTION_FOLLOWING;
 	console->telnet_state = TELNET_DATA;
+	memset(console->telnet_refused, 0, sizeof(console->telnet_refused));
 	console->outage_reported = false;
 	report(console, CONSOLE_CONNECTED, "connected");
 }

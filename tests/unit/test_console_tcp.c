@@ -59,6 +59,7 @@ struct console_server {
 	int hang_ups_seen;		/* the client closed its side */
 	unsigned char received[256];	/* what clients sent, all peers together */
 	size_t received_length;
+	size_t received_total;		/* all of it, also past received[] */
 };
 
 struct fixture {
@@ -278,6 +279,8 @@ static void on_peer_read(uv_stream_t *stream, ssize_t count, const uv_buf_t *buf
 	struct server_peer *peer = stream->data;
 	struct console_server *server = peer->server;
 
+	if (count > 0)
+		server->received_total += (size_t)count;
 	if (count > 0 && server->received_length + (size_t)count <= sizeof(server->received)) {
 		memcpy(server->received + server->received_length, buffer->base, (size_t)count);
 		server->received_length += (size_t)count;
@@ -472,6 +475,41 @@ static void test_telnet_console_keeps_the_data_and_refuses_every_option(void **s
 	close_console(capture);
 }
 
+/* A peer that floods option requests (and never reads what we send): each
+ * option is refused once per connection, so what we queue stays bounded.
+ * Before, every IAC WILL/DO queued a reply: 2 GB in 9 s. */
+static void test_telnet_option_flood_is_answered_once_per_option(void **state)
+{
+	struct fixture *fixture = *state;
+	static const char tail[] = "login: \r\n";
+	static const unsigned char refusals[] = { 0xff, 0xfe, 0x01, 0xff, 0xfc, 0x03 };
+	struct capture *capture = &fixture->capture;
+	struct console *console;
+	size_t repeats = 50000, i, length = repeats * 6 + sizeof(tail) - 1;
+	char *flood = malloc(length);
+
+	assert_non_null(flood);
+	for (i = 0; i < repeats; i++)
+		memcpy(flood + i * 6, "\xff\xfb\x01\xff\xfd\x03", 6);
+	memcpy(flood + repeats * 6, tail, sizeof(tail) - 1);
+	console = console_for(fixture, &tcp_console_ops, "ssh",
+			      "{driver: tcp, port: 7002, protocol: telnet}");
+	fixture->server.chunks[0] = flood;
+	fixture->server.chunk_lengths[0] = length;
+	start_server(fixture, "127.77.6.10", 7002);
+	start_console(fixture, console, 50);
+	capture->expected_length = sizeof(tail) - 1;
+	capture->expected_events = 1;
+	assert_true(run_until(&fixture->loop, telnet_answered, fixture, 10000));
+	/* what else might still arrive has had its chance */
+	run_until(&fixture->loop, never, NULL, 200);
+	assert_memory_equal(capture->bytes, tail, sizeof(tail) - 1);
+	assert_int_equal(fixture->server.received_total, sizeof(refusals));
+	assert_memory_equal(fixture->server.received, refusals, sizeof(refusals));
+	close_console(capture);
+	free(flood);
+}
+
 static void test_virtual_console_is_the_same_stream(void **state)
 {
 	struct fixture *fixture = *state;
@@ -606,6 +644,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
 			test_telnet_console_keeps_the_data_and_refuses_every_option, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_telnet_option_flood_is_answered_once_per_option, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_console_follows_across_a_dropped_connection,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
