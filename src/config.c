@@ -126,10 +126,19 @@ int config_expect_number(struct config_loader *loader, yaml_node_t *node, const 
 
 	if (!text || !*text || *text == '-')
 		return config_fail_at(loader, node, "%s must be a whole number", what);
+	/* decimal digits only: no sign, space or 0x; and no leading zero,
+	 * which YAML 1.1 (and strtoull's base 0) would read as octal */
+	if (text[strspn(text, "0123456789")] != '\0')
+		return config_fail_at(loader, node, "%s must be a whole number in decimal digits, "
+				      "not '%s'", what, text);
+	if (text[0] == '0' && text[1] != '\0')
+		return config_fail_at(loader, node, "%s must be written without leading zeros, not "
+				      "'%s' (YAML 1.1 reads it as octal)", what, text);
 	errno = 0;
-	value = strtoull(text, &end, 0);
+	value = strtoull(text, &end, 10);
 	if (errno || *end)
-		return config_fail_at(loader, node, "%s must be a whole number, not '%s'", what, text);
+		return config_fail_at(loader, node, "%s must be at most %" PRIu64 ", not %s", what,
+				      max, text);
 	if (value > max)
 		return config_fail_at(loader, node, "%s must be at most %" PRIu64 ", not %s", what,
 				      max, text);

@@ -146,6 +146,19 @@ static void test_bad_port_is_an_error(void **state)
 	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: a\n    chip: ar9285\n"
 				  "    transport: {host: h, port: twenty}\n"), 0);
 	assert_error_at(&scratch, 5, 32, "whole number");
+	/* decimal only: base 0 read 022 as 18 and took 0x16 and " 22" (issue 31) */
+	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: a\n    chip: ar9285\n"
+				  "    transport: {host: h, port: 022}\n"), 0);
+	assert_error_at(&scratch, 5, 32, "without leading zeros, not '022'");
+	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: a\n    chip: ar9285\n"
+				  "    transport: {host: h, port: 0x16}\n"), 0);
+	assert_error_at(&scratch, 5, 32, "decimal digits, not '0x16'");
+	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: a\n    chip: ar9285\n"
+				  "    transport: {host: h, port: \" 22\"}\n"), 0);
+	assert_error_at(&scratch, 5, 32, "decimal digits, not ' 22'");
+	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: a\n    chip: ar9285\n"
+				  "    transport: {host: h, port: 99999999999999999999999}\n"), 0);
+	assert_error_at(&scratch, 5, 32, "at most 65535");
 }
 
 static void test_duplicate_board_name_is_an_error(void **state)
