@@ -20,6 +20,7 @@
  * same handles serve every child and nothing is open when the callback runs.
  */
 #include "build.h"
+#include "git_ref.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1818,12 +1819,14 @@ static char **copy_argv(char *const *argv)
 
 static int check_request(const struct build_request *request)
 {
+	char error[160];
+
 	if (!request->tree || !*request->tree || !request->ref || !*request->ref ||
 	    !request->cache_dir || !*request->cache_dir)
 		return -EINVAL;
 	/* "--end-of-options" is not in every git: a ref starting with '-' is
 	 * refused, so that it can never be taken for an option */
-	if (request->ref[0] == '-')
+	if (git_ref_check(request->ref, error, sizeof(error)))
 		return -EINVAL;
 	if (!is_path_inside(request->artifact) || !is_path_inside(request->release_file))
 		return -EINVAL;

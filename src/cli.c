@@ -11,6 +11,7 @@
 
 #include <uv.h>
 
+#include "git_ref.h"
 #include "path.h"
 #include "store.h"
 #include "subprocess.h"
@@ -335,11 +336,15 @@ int cli_spawn_wait(char *const argv[])
 
 char *cli_commit_id(const char *tree, const char *ref)
 {
-	char spec[512], *output = NULL;
+	char spec[GIT_REF_MAX + 16], *output = NULL;
 	char *argv[] = { "git", "-C", (char *)tree, "rev-parse", "--verify", "--quiet", spec, NULL };
 
+	if (git_ref_check(ref, spec, sizeof(spec))) {
+		cli_error("%s", spec);
+		return NULL;
+	}
 	snprintf(spec, sizeof(spec), "%s^{commit}", ref);
-	if (ref[0] == '-' || subprocess_run(argv, NULL, &output) != 0 || !output) {
+	if (subprocess_run(argv, NULL, &output) != 0 || !output) {
 		free(output);
 		cli_error("%s names no commit in %s", ref, tree);
 		return NULL;

@@ -16,6 +16,7 @@
 #include "build.h"
 #include "cli.h"
 #include "cli_commands.h"
+#include "git_ref.h"
 #include "log.h"
 #include "path.h"
 #include "report_junit.h"
@@ -77,6 +78,7 @@ static int parse(struct run_command *command, int argc, char **argv)
 		{ .name = NULL },
 	};
 	const char *usage = command->mode == MODE_RUN ? run_usage : test_usage;
+	char error[256];
 	const char *positional[1];
 	size_t count;
 	int rc = cli_parse(argc, argv, options, &command->globals, positional, 1, &count, usage);
@@ -92,9 +94,9 @@ static int parse(struct run_command *command, int argc, char **argv)
 		fprintf(stderr, "rackbisect: run needs --commit REF\n%s", usage);
 		return CLI_EXIT_USAGE;
 	}
-	if (command->commit_option && command->commit_option[0] == '-') {
-		cli_error("--commit '%s' is not a commit (it looks like an option)",
-			  command->commit_option);
+	if (command->commit_option &&
+	    git_ref_check(command->commit_option, error, sizeof(error))) {
+		cli_error("--commit %s", error);
 		return CLI_EXIT_USAGE;
 	}
 	return 0;

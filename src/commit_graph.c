@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "git_ref.h"
 #include "subprocess.h"
 
 static int git_output(const char *tree, char *const *argv_tail, size_t tail_count, char **output)
@@ -29,15 +30,13 @@ static int git_output(const char *tree, char *const *argv_tail, size_t tail_coun
 static int resolve(const char *tree, const char *ref, char *id, size_t id_len, char *error,
 		   size_t error_len)
 {
-	char spec[512];
+	char spec[GIT_REF_MAX + 16];
 	char *tail[] = { "rev-parse", "--verify", "--quiet", spec };
 	char *output = NULL;
 	int rc;
 
-	if (ref[0] == '-') {
-		snprintf(error, error_len, "'%s' is not a commit (it looks like an option)", ref);
+	if (git_ref_check(ref, error, error_len))
 		return -EINVAL;
-	}
 	snprintf(spec, sizeof(spec), "%s^{commit}", ref);
 	rc = git_output(tree, tail, 4, &output);
 	if (rc != 0 || !output || strlen(output) < 40) {

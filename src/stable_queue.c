@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "git_ref.h"
 #include "subprocess.h"
 
 /*
@@ -95,15 +96,13 @@ static void copy_id(char id[ID_LENGTH + 1], const char *text)
 static int resolve(const char *tree, const char *ref, char id[ID_LENGTH + 1], char *error,
 		   size_t error_size)
 {
-	char spec[512];
+	char spec[GIT_REF_MAX + 16];
 	char *tail[] = { "rev-parse", "--verify", "--quiet", spec, NULL };
 	char *output = NULL;
 	int rc;
 
-	if (ref[0] == '-') {
-		set_error(error, error_size, "'%s' is not a commit (it looks like an option)", ref);
+	if (git_ref_check(ref, error, error_size))
 		return -EINVAL;
-	}
 	snprintf(spec, sizeof(spec), "%s^{commit}", ref);
 	rc = git_run(tree, tail, &output);
 	if (rc == 0 && output && strlen(output) >= ID_LENGTH && is_hex(output, ID_LENGTH)) {

@@ -1,6 +1,7 @@
 #!/bin/bash
 # 50 hostile strings (shell syntax, newlines, option-looking words, very long
-# words, non-UTF-8, YAML syntax, terminal escapes) used as a ref, a repository
+# words, non-UTF-8, YAML syntax, terminal escapes) used as a ref (to bisect
+# and to run), a repository
 # path and a board name (tests/unit/test_hostile_words.c sends them as
 # workload parameters). Each must get a clear error
 # or be handled as the plain text it is: no command of a string ever runs
@@ -44,7 +45,7 @@ yaml_quote() {
 	printf '"%s"' "$text"
 }
 
-refs_ok=0 trees_ok=0 boards_ok=0 params_ok=0 i=0
+refs_ok=0 runs_ok=0 trees_ok=0 boards_ok=0 params_ok=0 i=0
 for s in "${hostile[@]}"; do
 	i=$((i + 1))
 	out=$work/out-$i
@@ -55,6 +56,16 @@ for s in "${hostile[@]}"; do
 		refs_ok=$((refs_ok + 1))
 	else
 		echo "# ref #$i: exit $status: $(head -c 300 "$out.ref" | tr '\n' ' ')"
+	fi
+	# ---- as `run --commit`: a usage error before any lab or build is
+	# touched (a 5,000-byte ref was lab trouble, exit 3: "File name too long")
+	"$rb" run "$root/jobs/ath9k-ps.yaml" --commit "$s" --tree "$work/tree" --state "$work/state" \
+		>"$out.run" 2>&1
+	status=$?
+	if [ "$status" -eq 2 ] && grep -qi "ref\|commit\|revision" "$out.run"; then
+		runs_ok=$((runs_ok + 1))
+	else
+		echo "# run #$i: exit $status: $(head -c 300 "$out.run" | tr '\n' ' ')"
 	fi
 	# ---- as the repository path: not a git repository, said so
 	"$rb" bisect --repo "$s" --good v3.3 --bad v3.3.1 --run true >"$out.tree" 2>&1
@@ -83,6 +94,7 @@ for s in "${hostile[@]}"; do
 	fi
 done
 check "as a ref: each of the 50 refused with exit 2, saying it names no commit" test "$refs_ok" -eq 50
+check "as run --commit: each refused with exit 2, saying it names no commit" test "$runs_ok" -eq 50
 check "as the repository path: each refused with exit 2" test "$trees_ok" -eq 50
 check "as a board name: each refused at file:line:col, or shown as written" test "$boards_ok" -eq 50
 
