@@ -312,6 +312,23 @@ static int visit_limits(struct config_loader *loader, const char *key, yaml_node
 	return config_fail_at(loader, value, "limits: unknown key '%s' (known: boot, hang, power)", key);
 }
 
+/* A host name or address, one word: it reaches ssh-keyscan and ssh as an
+ * argument, where "-oProxyCommand=..." would be an option and "root@h" a
+ * user (the user has its own key). */
+static int expect_host(struct config_loader *loader, yaml_node_t *value, char **out)
+{
+	const char *text = config_scalar(value);
+	bool one_word = text && text[0] != '-' && !strchr(text, '@');
+
+	for (const unsigned char *c = (const unsigned char *)text; one_word && *c; c++)
+		one_word = *c > ' ' && *c != 0x7f;
+	if (text && !one_word)
+		return config_fail_at(loader, value, "transport host must be a host name or address "
+				      "(one word, not starting with '-', no user@: that is "
+				      "transport user), not '%s'", text);
+	return config_expect_string(loader, value, "transport host", out);
+}
+
 static int visit_transport(struct config_loader *loader, const char *key, yaml_node_t *value, void *arg)
 {
 	struct lab_board *board = arg;
@@ -319,7 +336,7 @@ static int visit_transport(struct config_loader *loader, const char *key, yaml_n
 	int rc;
 
 	if (strcmp(key, "host") == 0)
-		return config_expect_string(loader, value, "transport host", &board->host);
+		return expect_host(loader, value, &board->host);
 	if (strcmp(key, "user") == 0)
 		return config_expect_string(loader, value, "transport user", &board->user);
 	if (strcmp(key, "identity") == 0)

@@ -167,6 +167,13 @@ static int take_option(struct boot_install *install, const struct lab_driver_opt
 		return boot_option_error(install->board, install->driver, &option->where, error,
 					 error_len, "%s must be an absolute path on the board, not '%s'",
 					 option->name, option->values[0]);
+	/* as the job's kernel command_line: a newline or a control character
+	 * would reach the boot loader's config (grub.cfg) as something else */
+	for (const unsigned char *c = (const unsigned char *)option->values[0]; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return boot_option_error(install->board, install->driver, &option->where,
+						 error, error_len, "%s must be one line of printable "
+						 "characters (byte 0x%02x is not)", option->name, *c);
 	*out = option->values[0];
 	return 0;
 }

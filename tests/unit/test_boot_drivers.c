@@ -299,6 +299,25 @@ static void test_modules_dir_must_be_absolute(void **state)
 	fixture->boot = NULL;
 }
 
+/* The lab's command_line is checked as the job's is: a newline would end
+ * grub.cfg's linux line and start a command of its own (issue 31). */
+static void test_command_line_must_be_one_printable_line(void **state)
+{
+	struct fixture *fixture = *state;
+	struct driver_context context = { .loop = &fixture->loop, .board = &fixture->lab_board };
+	char *values[] = { "quiet\ninsmod evil", NULL };
+	struct lab_driver_option option = { .name = "command_line", .values = values,
+					    .value_count = 1 };
+	char error[512];
+
+	fixture->lab_board.boot = (struct lab_driver){ .name = "kexec", .options = &option,
+						       .option_count = 1 };
+	assert_int_equal(kexec_boot_ops.create(&context, &fixture->boot, error, sizeof(error)),
+			 -EINVAL);
+	if (!strstr(error, "command_line must be one line of printable characters (byte 0x0a"))
+		fail_msg("error: %s", error);
+	fixture->boot = NULL;
+}
 
 /* ---- grub ----------------------------------------------------------------------------------- */
 
@@ -492,6 +511,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_a_tarball_without_the_release_changes_nothing,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_each_failing_step_is_named, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_command_line_must_be_one_printable_line,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_modules_dir_must_be_absolute, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_grub_writes_the_entry_chooses_it_once_and_reboots,
 						setup, teardown),

@@ -320,6 +320,10 @@ static void test_bad_limits_and_options_are_pointed_at(void **state)
 		{ "    power: {driver: command, on: {a: b}}\n", 34, "on must be a non-empty string" },
 		{ "    power: {driver: command, on: [pdu, '']}\n", 40, "on must be a non-empty string" },
 		{ "    transport: {host: x, key: y}\n", 31, "unknown key 'key' (known: host, port, user, identity, known_hosts)" },
+		/* it reaches ssh-keyscan and ssh as an argument (issue 31) */
+		{ "    transport: {host: -oProxyCommand=x}\n", 23, "transport host must be a host name or address" },
+		{ "    transport: {host: root@127.77.9.1}\n", 23, "no user@: that is transport user), not 'root@127.77.9.1'" },
+		{ "    transport: {host: \"a b\"}\n", 23, "transport host must be a host name or address" },
 	};
 	char text[512];
 	size_t i;
