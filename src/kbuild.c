@@ -253,6 +253,7 @@ static int visit_fragment(const char *fragment_path, const char *fragment, fragm
 {
 	const char *line = fragment;
 	unsigned int number = 1;
+	bool is_fragment = false;	/* a kconfig setting came before */
 	int rc;
 
 	for (; *line; number++) {
@@ -262,12 +263,17 @@ static int visit_fragment(const char *fragment_path, const char *fragment, fragm
 		enum fragment_line kind = parse_line(line, length, &symbol, &symbol_length, &value,
 						     &value_length);
 
+		/* the bad line is quoted only from a file that is a fragment:
+		 * `fragment: /etc/shadow` must not print the file's first line */
 		if (kind == FRAGMENT_BAD) {
 			snprintf(why, why_len, "%s:%u: not a kconfig line (CONFIG_X=y, CONFIG_X=m, "
-				 "CONFIG_X=\"text\" or # CONFIG_X is not set): %.*s", fragment_path,
-				 number, (int)(length > 80 ? 80 : length), line);
+				 "CONFIG_X=\"text\" or # CONFIG_X is not set)%s%.*s", fragment_path,
+				 number, is_fragment ? ": " : ", and no kconfig setting before it: is "
+				 "it a config fragment?", is_fragment ? (int)(length > 80 ? 80 : length)
+				 : 0, line);
 			return -EINVAL;
 		}
+		is_fragment |= kind != FRAGMENT_NOTHING;
 		rc = kind == FRAGMENT_NOTHING ? 0 : visit(line, length, kind, symbol, symbol_length,
 							    value, value_length, arg);
 		if (rc)

@@ -176,6 +176,13 @@ static void test_bad_fragment_lines_say_where(void **state)
 	assert_int_equal(check(fixture, "", "CONFIG_A=\n", why, sizeof(why)), -EINVAL);
 	assert_int_equal(check(fixture, "", "# CONFIG_A is off\n", why, sizeof(why)), -EINVAL);
 	assert_int_equal(check(fixture, "", "CONFIG_=y\n", why, sizeof(why)), -EINVAL);
+	/* a file that is no fragment is not quoted: `fragment: /etc/shadow`
+	 * printed its first line (issue 31) */
+	assert_int_equal(check(fixture, "", "root:$6$secret:19000:0:99999:7:::\nCONFIG_A=y\n",
+			       why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "fragment:1: not a kconfig line"));
+	assert_non_null(strstr(why, "is it a config fragment?"));
+	assert_null(strstr(why, "secret"));
 }
 
 static void test_merge_appends_after_the_base(void **state)
