@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <curl/curl.h>
 
@@ -366,4 +367,34 @@ void http_client_close(struct http_client *client)
 		stop_watching(client->sockets);
 	uv_timer_stop(&client->timer);
 	uv_close((uv_handle_t *)&client->timer, on_timer_closed);
+}
+
+/* One part of a parsed URL, the scheme's own port for a port left out. */
+static char *url_part(CURLU *handle, CURLUPart part)
+{
+	char *value = NULL;
+
+	if (curl_url_get(handle, part, &value, part == CURLUPART_PORT ? CURLU_DEFAULT_PORT : 0))
+		return NULL;
+	return value;
+}
+
+bool http_same_server(const char *base, const char *url)
+{
+	static const CURLUPart parts[] = { CURLUPART_SCHEME, CURLUPART_HOST, CURLUPART_PORT };
+	CURLU *handles[2] = { curl_url(), curl_url() };
+	bool same = handles[0] && handles[1] &&
+		    !curl_url_set(handles[0], CURLUPART_URL, base, 0) &&
+		    !curl_url_set(handles[1], CURLUPART_URL, url, 0);
+
+	for (size_t i = 0; same && i < sizeof(parts) / sizeof(parts[0]); i++) {
+		char *ours = url_part(handles[0], parts[i]), *theirs = url_part(handles[1], parts[i]);
+
+		same = ours && theirs && strcasecmp(ours, theirs) == 0;
+		curl_free(ours);
+		curl_free(theirs);
+	}
+	curl_url_cleanup(handles[0]);
+	curl_url_cleanup(handles[1]);
+	return same;
 }

@@ -21,6 +21,7 @@
 #ifndef RB_HTTP_H
 #define RB_HTTP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
@@ -69,5 +70,14 @@ int http_request(struct http_client *client, const struct http_options *options,
 /* Pending requests get -ECANCELED now; the client is freed once its handles
  * are closed (run the loop). */
 void http_client_close(struct http_client *client);
+
+/*
+ * True when `url` is on the server `base` names: the same scheme, host and
+ * port (a port left out is the scheme's own), as libcurl parses them. A
+ * prefix is not enough: "http://lava.lab" is a prefix of
+ * "http://lava.lab.evil.net/", and a server's "next page" link must not
+ * carry its token anywhere else. False for anything libcurl cannot parse.
+ */
+bool http_same_server(const char *base, const char *url);
 
 #endif

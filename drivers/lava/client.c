@@ -306,7 +306,7 @@ static void on_page(struct call *call, const struct http_answer *http)
 	}
 	json_array_extend(call->pages, json_object_get(page, "results"));
 	if (next && ++call->page_count < MAX_PAGES) {
-		if (strncmp(next, call->client->url, strlen(call->client->url)) == 0)
+		if (http_same_server(call->client->url, next))
 			rc = next_page(call, next);
 		else
 			rc = -EPERM;

@@ -1,11 +1,13 @@
 /* job.c - see job.h. */
 #include "lava/job.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <yaml.h>
 
 #include "boot/unpack_modules.h"
@@ -405,6 +407,33 @@ static void scalar(struct emitter *e, const char *value)
 	scalar_styled(e, value, YAML_ANY_SCALAR_STYLE);
 }
 
+/* Plain, would `value` read back as this string under YAML 1.1 (LAVA's
+ * PyYAML)? Only a word of a letter and then letters, digits and _.-/ that
+ * is no null or bool word is sure to: "null", "yes", "off", "1.5" and
+ * "2026-12-08" are not strings there. */
+static bool reads_back_as_text(const char *value)
+{
+	static const char *const words[] = { "null", "true", "false", "yes", "no", "on", "off",
+					     "y", "n", NULL };
+
+	if (!isalpha((unsigned char)value[0]) ||
+	    value[strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789_.-/")] != '\0')
+		return false;
+	for (size_t i = 0; words[i]; i++)
+		if (strcasecmp(value, words[i]) == 0)
+			return false;
+	return true;
+}
+
+/* A string from the lab or the job: quoted whenever plain would not read
+ * back as the same string (a tag "null" was read as no tag). */
+static void text_scalar(struct emitter *e, const char *value)
+{
+	scalar_styled(e, value, reads_back_as_text(value) ? YAML_ANY_SCALAR_STYLE
+							  : YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+}
+
 static void begin_map(struct emitter *e)
 {
 	yaml_event_t event;
@@ -439,6 +468,12 @@ static void pair(struct emitter *e, const char *key, const char *value)
 {
 	scalar(e, key);
 	scalar(e, value);
+}
+
+static void text_pair(struct emitter *e, const char *key, const char *value)
+{
+	scalar(e, key);
+	text_scalar(e, value);
 }
 
 /* key: {seconds: N} (LAVA's timeout form). */
@@ -620,13 +655,13 @@ static void emit_job(struct emitter *e, const struct lava_job_spec *spec, const 
 	emit(e, &event, yaml_stream_start_event_initialize(&event, YAML_UTF8_ENCODING));
 	emit(e, &event, yaml_document_start_event_initialize(&event, NULL, NULL, NULL, 1));
 	begin_map(e);
-	pair(e, "job_name", spec->job_name);
-	pair(e, "device_type", spec->device_type);
+	text_pair(e, "job_name", spec->job_name);
+	text_pair(e, "device_type", spec->device_type);
 	if (spec->tags && spec->tags[0]) {
 		scalar(e, "tags");
 		begin_list(e);
 		for (i = 0; spec->tags[i]; i++)
-			scalar(e, spec->tags[i]);
+			text_scalar(e, spec->tags[i]);
 		end_list(e);
 	}
 	pair(e, "priority", spec->priority);

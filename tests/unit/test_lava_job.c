@@ -122,6 +122,36 @@ static char *test_step(const char *yaml)
 	return step_of(yaml, 2);
 }
 
+/* Tags that plain YAML would read as null, a bool or a number are quoted, so
+ * LAVA gets the strings; a plain word stays plain (issue 31: "null" read
+ * back as no tag). */
+static void test_tags_read_back_as_the_strings_given(void **state)
+{
+	static char *const odd_tags[] = { "null", "yes", "1.5", "2026-12-08", "~", "shelf1", NULL };
+	struct lava_job_spec spec = base_spec;
+	yaml_document_t document;
+	yaml_node_t *list;
+	char *yaml;
+	size_t i;
+
+	(void)state;
+	spec.tags = odd_tags;
+	yaml = definition(&spec);
+	load(yaml, &document);
+	list = get(&document, yaml_document_get_root_node(&document), "tags");
+	for (i = 0; odd_tags[i]; i++) {
+		yaml_node_t *tag = item(&document, list, i);
+
+		assert_string_equal(text_of(tag), odd_tags[i]);
+		if (odd_tags[i + 1])
+			assert_int_not_equal(tag->data.scalar.style, YAML_PLAIN_SCALAR_STYLE);
+		else
+			assert_int_equal(tag->data.scalar.style, YAML_PLAIN_SCALAR_STYLE);
+	}
+	yaml_document_delete(&document);
+	free(yaml);
+}
+
 static void test_definition_asks_for_the_device_and_runs_the_workload(void **state)
 {
 	char *yaml = definition(&base_spec);
@@ -555,6 +585,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_definition_asks_for_the_device_and_runs_the_workload),
+		cmocka_unit_test(test_tags_read_back_as_the_strings_given),
 		cmocka_unit_test(test_step_prints_ktap_and_reports_cases),
 		cmocka_unit_test(test_real_workloads_make_definitions),
 		cmocka_unit_test(test_refused_specs_say_why),
