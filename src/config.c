@@ -13,7 +13,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 #include "path.h"
@@ -190,40 +192,66 @@ void config_free_strings(char **items, size_t count)
 	free(items);
 }
 
-static int check_key_unique(struct config_loader *loader, yaml_node_t *map, yaml_node_pair_t *pair)
-{
-	const char *name = config_scalar(yaml_document_get_node(&loader->document, pair->key));
-	yaml_node_pair_t *earlier;
+struct key_at {
+	const char *name;	/* NULL: not a plain string (the visit says so) */
+	size_t index;		/* in file order */
+};
 
-	for (earlier = map->data.mapping.pairs.start; earlier < pair; earlier++) {
-		const char *seen = config_scalar(yaml_document_get_node(&loader->document,
-									earlier->key));
-		if (seen && strcmp(seen, name) == 0)
-			return config_fail_at(loader,
-					      yaml_document_get_node(&loader->document, pair->key),
-					      "key '%s' is given twice (each key once)", name);
-	}
-	return 0;
+static int compare_keys(const void *a, const void *b)
+{
+	const struct key_at *x = a, *y = b;
+	int by_name = strcmp(x->name ? x->name : "", y->name ? y->name : "");
+
+	return by_name ? by_name : (x->index > y->index) - (x->index < y->index);
+}
+
+/* The first pair, in file order, whose key an earlier pair already has
+ * (the mapping's length when none): sorted, not pair against pair, since a
+ * mapping of many keys (knobs:, faults:) made that quadratic. */
+static size_t first_repeated_key(struct config_loader *loader, const yaml_node_t *map, int *rc)
+{
+	size_t count = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
+	size_t first = count, i;
+	struct key_at *keys = calloc(count ? count : 1, sizeof(*keys));
+
+	*rc = keys ? 0 : -ENOMEM;
+	if (!keys)
+		return count;
+	for (i = 0; i < count; i++)
+		keys[i] = (struct key_at){ config_scalar(yaml_document_get_node(
+			&loader->document, map->data.mapping.pairs.start[i].key)), i };
+	qsort(keys, count, sizeof(*keys), compare_keys);
+	for (i = 1; i < count; i++)
+		if (keys[i].name && keys[i - 1].name && strcmp(keys[i].name, keys[i - 1].name) == 0 &&
+		    keys[i].index < first)
+			first = keys[i].index;
+	free(keys);
+	return first;
 }
 
 int config_each_pair(struct config_loader *loader, yaml_node_t *map, const char *what,
 		     config_pair_visitor visit, void *arg)
 {
 	yaml_node_pair_t *pair;
+	size_t repeated;
+	int rc;
 
 	if (!map || map->type != YAML_MAPPING_NODE)
 		return config_fail_at(loader, map, "%s must be a mapping (key: value lines)", what);
+	repeated = first_repeated_key(loader, map, &rc);
+	if (rc)
+		return rc;
 	for (pair = map->data.mapping.pairs.start; pair < map->data.mapping.pairs.top; pair++) {
 		yaml_node_t *key = yaml_document_get_node(&loader->document, pair->key);
 		yaml_node_t *value = yaml_document_get_node(&loader->document, pair->value);
 		const char *name = config_scalar(key);
-		int rc;
 
 		if (!name)
 			return config_fail_at(loader, key, "keys of %s must be plain strings", what);
-		rc = check_key_unique(loader, map, pair);
-		if (!rc)
-			rc = visit(loader, name, value, arg);
+		if ((size_t)(pair - map->data.mapping.pairs.start) == repeated)
+			return config_fail_at(loader, key, "key '%s' is given twice (each key once)",
+					      name);
+		rc = visit(loader, name, value, arg);
 		if (rc)
 			return rc;
 	}
@@ -236,16 +264,38 @@ struct driver_setting {
 	struct lab_board *board;
 };
 
+static size_t power_of_two_at_least(size_t n)
+{
+	size_t power = 1;
+
+	while (power < n)
+		power *= 2;
+	return power;
+}
+
+int config_grow(void **items, size_t count, size_t needed, size_t size)
+{
+	size_t have = count ? power_of_two_at_least(count) : 0;
+	void *grown;
+
+	if (*items && needed <= have)
+		return 0;
+	grown = realloc(*items, power_of_two_at_least(needed) * size);
+	if (!grown)
+		return -ENOMEM;
+	*items = grown;
+	return 0;
+}
+
 static int add_driver_option(struct config_loader *loader, struct lab_driver *driver,
 			     const char *key, yaml_node_t *value)
 {
-	struct lab_driver_option *grown, *option;
+	struct lab_driver_option *option;
 	int rc;
 
-	grown = realloc(driver->options, (driver->option_count + 1) * sizeof(*grown));
-	if (!grown)
+	if (config_grow((void **)&driver->options, driver->option_count, driver->option_count + 1,
+			sizeof(*option)))
 		return -ENOMEM;
-	driver->options = grown;
 	option = &driver->options[driver->option_count++];
 	memset(option, 0, sizeof(*option));
 	option->where = config_node_location(loader, value);
@@ -360,16 +410,13 @@ static int visit_transport(struct config_loader *loader, const char *key, yaml_n
 static int add_setting(struct config_loader *loader, const char *what, const char *key,
 		       yaml_node_t *value, struct config_setting **list, size_t *count)
 {
-	struct config_setting *grown;
 	struct config_setting *setting;
 
 	if (!config_scalar(value))
 		return config_fail_at(loader, value, "%s %s must be a number", what, key);
-	grown = realloc(*list, (*count + 1) * sizeof(*grown));
-	if (!grown)
+	if (config_grow((void **)list, *count, *count + 1, sizeof(*setting)))
 		return -ENOMEM;
-	*list = grown;
-	setting = &grown[(*count)++];
+	setting = &(*list)[(*count)++];
 	setting->name = strdup(key);
 	setting->value = strdup(config_scalar(value));
 	setting->where = config_node_location(loader, value);
@@ -531,11 +578,166 @@ static int visit_lab(struct config_loader *loader, const char *key, yaml_node_t 
 	return config_fail_at(loader, value, "unknown lab key '%s' (known: name, type, state_dir, boards, lava)", key);
 }
 
+/*
+ * Limits on what a configuration file may ask of the loader, checked by a
+ * first pass over its events before libyaml builds the document: libyaml
+ * takes time quadratic in the nesting (200,000 levels never finished), and
+ * every use of an alias is another copy of its anchor's nodes for whoever
+ * walks the document (a 1 MB file of aliases of aliases reached 423 MB).
+ * A lab of a thousand boards is 200 KB, some 30,000 nodes, 4 levels deep.
+ */
+#define CONFIG_FILE_MAX ((long)4 << 20)
+#define CONFIG_DEPTH_MAX 64
+#define CONFIG_NODES_MAX 1000000	/* after aliases are expanded */
+
+struct shape_anchor {
+	char *name;
+	size_t nodes;		/* its subtree's, aliases in it expanded */
+};
+
+struct shape {
+	size_t open[CONFIG_DEPTH_MAX + 1];	/* nodes so far of each open collection */
+	char *open_anchor[CONFIG_DEPTH_MAX + 1];
+	size_t depth;
+	size_t total;
+	struct shape_anchor *anchors;
+	size_t anchor_count;
+};
+
+static size_t capped_sum(size_t a, size_t b)
+{
+	return a + b > CONFIG_NODES_MAX ? CONFIG_NODES_MAX + 1 : a + b;
+}
+
+/* A node of `nodes` (expanded) ends: its anchor remembers the size, and its
+ * parent (or the document) grows by it. */
+static int shape_add(struct shape *shape, const char *anchor, size_t nodes)
+{
+	if (anchor) {
+		struct shape_anchor *grown = realloc(shape->anchors,
+						     (shape->anchor_count + 1) * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		shape->anchors = grown;
+		grown[shape->anchor_count].nodes = nodes;
+		if (!(grown[shape->anchor_count].name = strdup(anchor)))
+			return -ENOMEM;
+		shape->anchor_count++;
+	}
+	if (shape->depth)
+		shape->open[shape->depth - 1] = capped_sum(shape->open[shape->depth - 1], nodes);
+	else
+		shape->total = capped_sum(shape->total, nodes);
+	return 0;
+}
+
+/* The anchor an alias names (the latest of that name, as YAML says). */
+static size_t shape_alias_nodes(const struct shape *shape, const char *name)
+{
+	for (size_t i = shape->anchor_count; i > 0; i--)
+		if (strcmp(shape->anchors[i - 1].name, name) == 0)
+			return shape->anchors[i - 1].nodes;
+	return 1;	/* undefined: libyaml's own load says so, at its place */
+}
+
+static int shape_event(struct shape *shape, const yaml_event_t *event, const char **limit)
+{
+	const char *anchor;
+
+	switch (event->type) {
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+		if (shape->depth == CONFIG_DEPTH_MAX)
+			return *limit = "nested deeper than 64 levels", -E2BIG;
+		anchor = (const char *)(event->type == YAML_SEQUENCE_START_EVENT
+					? event->data.sequence_start.anchor
+					: event->data.mapping_start.anchor);
+		shape->open[shape->depth] = 1;
+		shape->open_anchor[shape->depth] = anchor ? strdup(anchor) : NULL;
+		if (anchor && !shape->open_anchor[shape->depth])
+			return -ENOMEM;
+		shape->depth++;
+		return 0;
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT: {
+		size_t nodes = shape->open[--shape->depth];
+		char *name = shape->open_anchor[shape->depth];
+		int rc = shape_add(shape, name, nodes);
+
+		free(name);
+		shape->open_anchor[shape->depth] = NULL;
+		return rc;
+	}
+	case YAML_SCALAR_EVENT:
+		return shape_add(shape, (const char *)event->data.scalar.anchor, 1);
+	case YAML_ALIAS_EVENT:
+		return shape_add(shape, NULL,
+				 shape_alias_nodes(shape, (const char *)event->data.alias.anchor));
+	default:
+		return 0;
+	}
+}
+
+static void shape_free(struct shape *shape)
+{
+	for (size_t i = 0; i < shape->anchor_count; i++)
+		free(shape->anchors[i].name);
+	free(shape->anchors);
+	for (size_t i = 0; i < shape->depth; i++)
+		free(shape->open_anchor[i]);
+}
+
+/* 0, -EINVAL with the error said at the place a limit was passed, or 0 on
+ * a syntax error too: the real load says that one. */
+static int check_shape(struct config_loader *loader, FILE *file)
+{
+	struct shape shape = { 0 };
+	yaml_parser_t parser;
+	yaml_event_t event;
+	const char *limit = NULL;
+	int rc = 0;
+
+	if (!yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_file(&parser, file);
+	while (!rc && yaml_parser_parse(&parser, &event)) {
+		bool end = event.type == YAML_STREAM_END_EVENT;
+
+		rc = shape_event(&shape, &event, &limit);
+		if (!rc && shape.open[shape.depth ? shape.depth - 1 : 0] + shape.total >
+			   CONFIG_NODES_MAX) {
+			limit = "more than 1,000,000 values once its aliases are expanded";
+			rc = -E2BIG;
+		}
+		if (rc == -E2BIG)
+			rc = snprintf(loader->error, loader->error_len, "%s:%zu:%zu: the file is %s",
+				      loader->file, event.start_mark.line + 1,
+				      event.start_mark.column + 1, limit) < 0 ? -EIO : -EINVAL;
+		yaml_event_delete(&event);
+		if (end)
+			break;
+	}
+	yaml_parser_delete(&parser);
+	shape_free(&shape);
+	return rc;
+}
+
 static int parse_file(struct config_loader *loader, FILE *file)
 {
 	yaml_parser_t parser;
+	struct stat status;
 	int rc = 0;
 
+	if (fstat(fileno(file), &status) == 0 && status.st_size > CONFIG_FILE_MAX) {
+		snprintf(loader->error, loader->error_len, "%s: %lld bytes: a configuration file "
+			 "is at most 4 MiB", loader->file, (long long)status.st_size);
+		return -EINVAL;
+	}
+	rc = check_shape(loader, file);
+	if (rc)
+		return rc;
+	rewind(file);
 	if (!yaml_parser_initialize(&parser))
 		return -ENOMEM;
 	yaml_parser_set_input_file(&parser, file);

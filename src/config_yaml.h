@@ -63,6 +63,14 @@ int config_expect_number(struct config_loader *loader, yaml_node_t *node, const 
 int config_expect_string_list(struct config_loader *loader, yaml_node_t *node, const char *what,
 			      const char *example, char ***items, size_t *count);
 
+/*
+ * Room for `needed` items of `size` bytes in *items, an array that holds
+ * `count` (from NULL and 0). The capacity is implied, the power of two at
+ * or above count, and doubles: a mapping of 50,000 keys grown one at a time
+ * by realloc took minutes. 0 or -ENOMEM (*items unchanged).
+ */
+int config_grow(void **items, size_t count, size_t needed, size_t size);
+
 /* The i-th item of a sequence node. */
 yaml_node_t *config_sequence_item(struct config_loader *loader, yaml_node_t *sequence, size_t i);
 size_t config_sequence_length(const yaml_node_t *sequence);

@@ -310,10 +310,10 @@ static int visit_parameter(struct config_loader *loader, const char *key, yaml_n
 		return config_fail_at(loader, value,
 				      "parameter '%s' must be a single value (a string or number), not a list or mapping",
 				      key);
-	grown = realloc(workload->args, (workload->arg_count + 3) * sizeof(*grown));
-	if (!grown)
+	if (config_grow((void **)&workload->args, workload->arg_count, workload->arg_count + 3,
+			sizeof(*grown)))
 		return -ENOMEM;
-	workload->args = grown;
+	grown = workload->args;
 	grown[workload->arg_count] = NULL;
 	grown[workload->arg_count + 1] = NULL;
 	grown[workload->arg_count + 2] = NULL;

@@ -161,6 +161,78 @@ static void test_bad_port_is_an_error(void **state)
 	assert_error_at(&scratch, 5, 32, "at most 65535");
 }
 
+/* A text of `count` repeats of `piece` after `head` and before `tail`. */
+static char *repeated(const char *head, const char *piece, size_t count, const char *tail)
+{
+	size_t length = strlen(head) + strlen(piece) * count + strlen(tail);
+	char *text = malloc(length + 1), *at;
+
+	assert_non_null(text);
+	at = stpcpy(text, head);
+	for (size_t i = 0; i < count; i++)
+		at = stpcpy(at, piece);
+	strcpy(at, tail);
+	return text;
+}
+
+/*
+ * What a file may ask of the loader is capped before libyaml builds it
+ * (issue 31): aliases of aliases (a 1 MB file reached 423 MB), 200,000
+ * levels of nesting (quadratic in libyaml: it never finished), a file over
+ * 4 MiB. Each is an error at file:line:col.
+ */
+static void test_files_that_would_exhaust_the_loader_are_refused(void **state)
+{
+	struct scratch scratch = { 0 };
+	char text[4096], *big, *closers;
+	size_t i;
+
+	(void)state;
+	/* ten aliases a level, eight levels: 10^8 values once expanded */
+	snprintf(text, sizeof(text), "name: t\nl0: &l0 [x, x, x, x, x, x, x, x, x, x]\n");
+	for (i = 1; i <= 8; i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+			 "l%zu: &l%zu [*l%zu, *l%zu, *l%zu, *l%zu, *l%zu, *l%zu, *l%zu, *l%zu, *l%zu, "
+			 "*l%zu]\n", i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1,
+			 i - 1);
+	assert_int_equal(load(&scratch, text), -EINVAL);
+	assert_non_null(strstr(scratch.error, "more than 1,000,000 values once its aliases are expanded"));
+	assert_non_null(strstr(scratch.error, ":7:"));	/* l5: 10^6 values and its lists */
+
+	big = repeated("name: t\nboards: ", "[", 200000, "");
+	closers = repeated(big, "]", 200000, "\n");
+	free(big);
+	big = closers;
+	assert_int_equal(load(&scratch, big), -EINVAL);
+	assert_error_at(&scratch, 2, 72, "nested deeper than 64 levels");	/* the 65th [ */
+	free(big);
+
+	big = repeated("name: t\n", "# a comment line of some length, over and over\n", 100000, "");
+	assert_int_equal(load(&scratch, big), -EINVAL);
+	assert_non_null(strstr(scratch.error, "bytes: a configuration file is at most 4 MiB"));
+	free(big);
+}
+
+/* A key given twice among many is found in one sort, at the second place
+ * it is given (pair against pair was quadratic). */
+static void test_a_repeated_key_among_many_is_found(void **state)
+{
+	struct scratch scratch = { 0 };
+	size_t count = 50000, i, length = 0;
+	char *text = malloc(count * 24 + 256);
+
+	(void)state;
+	assert_non_null(text);
+	length += (size_t)sprintf(text, "name: t\nboards:\n  - name: a\n    chip: ar9285\n"
+				  "    transport: {host: 127.77.9.1}\n    knobs:\n");
+	for (i = 0; i < count; i++)
+		length += (size_t)sprintf(text + length, "      k%zu: 1\n", i);
+	sprintf(text + length, "      k17: 2\n");
+	assert_int_equal(load(&scratch, text), -EINVAL);
+	assert_error_at(&scratch, 7 + (int)count, 7, "key 'k17' is given twice");
+	free(text);
+}
+
 static void test_duplicate_board_name_is_an_error(void **state)
 {
 	struct scratch scratch = { 0 };
@@ -522,6 +594,8 @@ int main(void)
 		cmocka_unit_test(test_unknown_board_key_is_pointed_at),
 		cmocka_unit_test(test_missing_chip_is_an_error),
 		cmocka_unit_test(test_bad_port_is_an_error),
+		cmocka_unit_test(test_files_that_would_exhaust_the_loader_are_refused),
+		cmocka_unit_test(test_a_repeated_key_among_many_is_found),
 		cmocka_unit_test(test_duplicate_board_name_is_an_error),
 		cmocka_unit_test(test_names_that_are_not_names_are_refused),
 		cmocka_unit_test(test_key_given_twice_is_an_error),
