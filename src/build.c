@@ -88,6 +88,8 @@ struct child {
 	int spawn_status;		/* uv_spawn's error; 0 when the child ran */
 	int64_t exit_status;
 	int term_signal;
+	uv_timer_t deadline;		/* CHILD_BUILD under a timeout: kills its group */
+	bool timed_out;			/* the deadline killed it */
 	char output[128];		/* an object id and a newline */
 	size_t output_length;
 	char errors[1024];		/* the end of git's complaint */
@@ -132,6 +134,8 @@ struct build {
 	bool working;			/* holds one of the queue's places */
 	struct build *queue_prev, *queue_next;
 	bool cleaning_up;		/* the result is known; only tidying is left */
+	uint64_t timeout_ms;		/* the build commands' time, all together; 0: none */
+	uint64_t deadline_ms;		/* loop time they must end by; 0: not started */
 	bool finished;			/* the callback is running or has run */
 	struct child child;
 	uv_fs_t copy_request;
@@ -232,6 +236,36 @@ static void on_child_exit(uv_process_t *process, int64_t exit_status, int term_s
 	build->child.exit_status = exit_status;
 	build->child.term_signal = term_signal;
 	close_child_handle((uv_handle_t *)process);
+	if (build->child.deadline.data)
+		close_child_handle((uv_handle_t *)&build->child.deadline);
+}
+
+/* The build ran past its time: everything it started goes, as on cancel. */
+static void on_build_deadline(uv_timer_t *timer)
+{
+	struct build *build = timer->data;
+
+	if (!build->child.running)
+		return;
+	build->child.timed_out = true;
+	uv_kill(-build->child.process.pid, SIGKILL);
+}
+
+/* A build command's share of the build's time: what is left of it. */
+static void start_deadline(struct build *build)
+{
+	struct child *child = &build->child;
+	uint64_t now = uv_now(build->loop);
+
+	if (!build->timeout_ms)
+		return;
+	if (!build->deadline_ms)
+		build->deadline_ms = now + build->timeout_ms;
+	uv_timer_init(build->loop, &child->deadline);
+	child->deadline.data = build;
+	child->handles_open++;
+	uv_timer_start(&child->deadline, on_build_deadline,
+		       build->deadline_ms > now ? build->deadline_ms - now : 1, 0);
 }
 
 static void on_child_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buffer)
@@ -327,6 +361,8 @@ static int child_start(struct build *build, enum child_kind kind, char *const ar
 	if (kind == CHILD_GIT) {
 		start_reading(&child->output_pipe);
 		start_reading(&child->errors_pipe);
+	} else {
+		start_deadline(build);
 	}
 	return 0;
 }
@@ -1239,6 +1275,20 @@ static bool command_succeeded(struct build *build, const char *what, bool rememb
 		end_build(build);
 		return false;
 	}
+	if (child->timed_out) {
+		/* the machine may have been slow, or the build hung: the commit
+		 * does not build in the time given, and is not remembered */
+		build->keep_staging = true;
+		build->result.timed_out = true;
+		path_format(build->result.log, sizeof(build->result.log), "%s/build.log", build->staging);
+		set_outcome(build, -ENOEXEC, "commit %s: the build ran past its timeout of %llu %s "
+			    "and was killed; nothing is remembered, ask again to retry (log: "
+			    "%s/build.log)", build->result.commit, (unsigned long long)
+			    (build->timeout_ms % 1000 ? build->timeout_ms : build->timeout_ms / 1000),
+			    build->timeout_ms % 1000 ? "ms" : "s", build->staging);
+		end_build(build);
+		return false;
+	}
 	if (child->spawn_status) {
 		set_outcome(build, trouble_status(child->spawn_status),
 			    "commit %s: cannot start %s: %s; is it installed and in PATH?",
@@ -1899,6 +1949,7 @@ int build_start(uv_loop_t *loop, const struct build_request *request, build_cb c
 	build->entry_lock_fd = -1;
 	build->queue = request->queue;
 	build->background = request->background;
+	build->timeout_ms = request->timeout_ms;
 	rc = copy_request(build, request);
 	if (!rc)
 		rc = start_resolve_commit(build);

@@ -135,13 +135,19 @@ struct build_request {
 					     * absolute path */
 	struct build_queue *queue;	/* NULL: works at once, bounded by nothing */
 	bool background;		/* in a queue: waits behind every build that is not */
+	/* the build commands' time, all together (a build that hangs stalls
+	 * run, bisect, gate and nightly); past it, everything they started is
+	 * killed and the result is -ENOEXEC with timed_out. 0: none */
+	uint64_t timeout_ms;
 };
 
 /*
  * status:
  *   0            built now, or found in the cache (cached says which)
  *   -ENOEXEC     the commit does not build: the build command failed, or left
- *                no artifact or release string; log says why. Remembered.
+ *                no artifact or release string; log says why. Remembered,
+ *                except when it ran past the request's timeout (timed_out):
+ *                asking again builds again.
  *   -ENOENT      ref names no commit in tree
  *   -ECANCELED   build_cancel() was called
  *   other -errno trouble outside the commit (git failed, the cache's disk is
@@ -152,6 +158,7 @@ struct build_request {
 struct build_result {
 	int status;
 	bool cached;			/* nothing was built for this request */
+	bool timed_out;			/* -ENOEXEC: it ran past request->timeout_ms */
 	char commit[41];		/* full commit id ("" when ref named none) */
 	char tree_id[41];		/* its git tree id, the cache key */
 	char image[PATH_MAX];		/* <cache>/<tree id>/image; "" unless status is 0 */

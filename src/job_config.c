@@ -17,6 +17,10 @@
 #define MAX_TIMEOUT 86400	/* a day: anything longer is a typo, not a workload */
 #define MAX_REPEATS 1000
 #define MAX_PARALLEL_BUILDS 256
+/* a full kernel on 2 cores is ~10 minutes; a hung build must not stall a
+ * bisection for longer than a working one could take */
+#define DEFAULT_BUILD_TIMEOUT_SECONDS 7200
+#define MAX_BUILD_TIMEOUT_SECONDS (7 * 86400)
 
 static const struct {
 	const char *name;
@@ -244,13 +248,18 @@ static int visit_kernel(struct config_loader *loader, const char *key, yaml_node
 	if (strcmp(key, "parallel_builds") == 0)
 		return expect_positive(loader, value, "parallel_builds", MAX_PARALLEL_BUILDS,
 				       " (leave it out for one per CPU)", &kernel->parallel_builds);
+	if (strcmp(key, "build_timeout") == 0)
+		return expect_positive(loader, value, "kernel build_timeout", MAX_BUILD_TIMEOUT_SECONDS,
+				       " (seconds)", &kernel->build_timeout_seconds);
 	return config_fail_at(loader, value,
 			      "kernel: unknown key '%s' (known: tree, build, kbuild, artifact, release, "
-			      "command_line, parallel_builds)", key);
+			      "command_line, parallel_builds, build_timeout)", key);
 }
 
 static int kernel_defaults(struct job_kernel *kernel)
 {
+	if (!kernel->build_timeout_seconds)
+		kernel->build_timeout_seconds = DEFAULT_BUILD_TIMEOUT_SECONDS;
 	if (!kernel->build_argv) {
 		kernel->build_argv = calloc(2, sizeof(*kernel->build_argv));
 		if (!kernel->build_argv || !(kernel->build_argv[0] = strdup("make")))

@@ -52,6 +52,7 @@ struct job_kernel {
 	char *release;		/* relative to the tree: holds the `uname -r` to expect */
 	char *command_line;	/* kernel parameters after the board's own; NULL: none */
 	unsigned int parallel_builds;	/* builds at once on the coordinator; 0: one per CPU */
+	unsigned int build_timeout_seconds;	/* one commit's build; default 7200 */
 	struct job_kbuild kbuild;
 	struct config_location tree_where;
 };

@@ -284,6 +284,7 @@ void lab_session_build_request(struct lab_session *session, const char *tree,
 		.kbuild = session->job->kernel.kbuild.enabled ? &session->job->kernel.kbuild.recipe
 							      : NULL,
 		.queue = &session->builds,
+		.timeout_ms = (uint64_t)session->job->kernel.build_timeout_seconds * 1000,
 	};
 }
 

@@ -1086,6 +1086,43 @@ static void test_cancel_during_slow_build(void **state)
 	free(head);
 }
 
+/*
+ * A build that hangs (make waiting forever) is killed at the request's
+ * timeout, everything it started with it: the commit does not build in the
+ * time given (-ENOEXEC, timed_out, the reason said), and that is not
+ * remembered (issue 31: a hanging build stalled run, bisect, gate and
+ * nightly forever).
+ */
+static void test_a_build_past_its_timeout_is_killed_and_not_remembered(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome outcome = { 0 }, again = { 0 };
+	struct build_request request = {
+		.tree = fixture->repo, .ref = "HEAD", .artifact = "arch/x86/boot/bzImage",
+		.release_file = "include/config/kernel.release", .cache_dir = fixture->cache,
+		.timeout_ms = 2500,	/* ample for make to start its sleep */
+	};
+	char pid_text[32], failed[PATH_MAX];
+
+	commit_slow(fixture);
+	assert_int_equal(build_start(&fixture->loop, &request, on_built, &outcome, NULL), 0);
+	run_until_done(fixture, &outcome, 1);
+	assert_int_equal(outcome.result.status, -ENOEXEC);
+	assert_true(outcome.result.timed_out);
+	if (!strstr(outcome.result.error_text, "ran past its timeout of 2500 ms and was killed"))
+		fail_msg("error: %s", outcome.result.error_text);
+	/* make's sleep went with it */
+	assert_int_equal(files_read_line(fixture->pidfile, pid_text, sizeof(pid_text)), 0);
+	assert_true(process_ends_within((pid_t)atoi(pid_text), 20000));
+	snprintf(failed, sizeof(failed), "%s/%s/failed", fixture->cache, outcome.result.tree_id);
+	assert_int_equal(access(failed, F_OK), -1);
+	/* asked again, it is built again (and killed again), not looked up */
+	assert_int_equal(build_start(&fixture->loop, &request, on_built, &again, NULL), 0);
+	run_until_done(fixture, &again, 1);
+	assert_true(again.result.timed_out);
+	assert_false(again.result.cached);
+}
+
 static void test_cancel_right_after_start(void **state)
 {
 	struct fixture *fixture = *state;
@@ -1651,6 +1688,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_build_killed_by_a_signal_is_not_remembered, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_a_build_past_its_timeout_is_killed_and_not_remembered,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_during_slow_build, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_right_after_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_queue_holds_builds_beyond_its_limit, setup,

@@ -227,6 +227,23 @@ static void test_kernel_parallel_builds(void **state)
 			     2, 27, "parallel_builds");
 }
 
+/* A build that hangs must not stall everything: two hours by default. */
+static void test_kernel_build_timeout(void **state)
+{
+	struct scratch scratch = { 0 };
+
+	(void)state;
+	assert_int_equal(load(&scratch, "name: j\nworkloads:\n  - name: W1\n"), 0);
+	assert_int_equal(scratch.job->kernel.build_timeout_seconds, 7200);
+	job_free(scratch.job);
+	assert_int_equal(load(&scratch, "name: j\nkernel: {build_timeout: 900}\nworkloads:\n"
+				   "  - name: W1\n"), 0);
+	assert_int_equal(scratch.job->kernel.build_timeout_seconds, 900);
+	job_free(scratch.job);
+	assert_load_fails_at("name: j\nkernel: {build_timeout: 0}\nworkloads:\n  - name: W1\n",
+			     2, 25, "kernel build_timeout must be 1..604800 (seconds)");
+}
+
 static void test_shell_metacharacters_stay_one_argv_word(void **state)
 {
 	struct scratch scratch = { 0 };
@@ -553,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_build_argv_and_tree_are_kept),
 		cmocka_unit_test(test_kernel_command_line_is_one_printable_line),
 		cmocka_unit_test(test_kernel_parallel_builds),
+		cmocka_unit_test(test_kernel_build_timeout),
 		cmocka_unit_test(test_shell_metacharacters_stay_one_argv_word),
 		cmocka_unit_test(test_custom_script_and_repeats),
 		cmocka_unit_test(test_board_selection_needs_every_tag_and_one_chip),
