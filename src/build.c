@@ -320,9 +320,14 @@ static int child_start(struct build *build, enum child_kind kind, char *const ar
 	char **environment;
 	int rc;
 
-	environment = subprocess_environment(child_settings, repository_variables);
+	/* the build runs the tree's code and writes a log anyone may read: it
+	 * gets the variables a build uses, no others (no token, no password),
+	 * and no descriptor of ours */
+	environment = kind == CHILD_BUILD ? subprocess_build_environment(child_settings)
+					  : subprocess_environment(child_settings, repository_variables);
 	if (!environment)
 		return -ENOMEM;
+	subprocess_close_on_exec_from_3();
 	memset(child, 0, sizeof(*child));
 	child->kind = kind;
 	child->on_finished = on_finished;

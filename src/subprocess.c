@@ -1,6 +1,7 @@
 /* subprocess.c - posix_spawn a helper program and wait for it. */
 #include "subprocess.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -56,6 +57,68 @@ char **subprocess_environment(char *const *extra, const char *const *removed)
 	for (i = 0; i < extra_count; i++)
 		merged[out++] = extra[i];
 	return merged;
+}
+
+/* The names a build may see, and the prefixes of families of them. */
+static const char *const build_variables[] = {
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "TMPDIR", "TZ", "LANG", "LANGUAGE",
+	"ARCH", "SUBARCH", "CROSS_COMPILE", "CC", "HOSTCC", "CXX", "LD", "AR", "LLVM", "LLVM_IAS",
+	"INSTALL_MOD_STRIP", "SOURCE_DATE_EPOCH", "PKG_CONFIG_PATH", "PKG_CONFIG_LIBDIR",
+	"PYTHONDONTWRITEBYTECODE", NULL,
+};
+static const char *const build_prefixes[] = { "LC_", "KBUILD_", "CCACHE_", NULL };
+
+static bool is_build_variable(const char *entry)
+{
+	size_t name_len = strcspn(entry, "=");
+	size_t i;
+
+	for (i = 0; build_prefixes[i]; i++)
+		if (strncmp(entry, build_prefixes[i], strlen(build_prefixes[i])) == 0)
+			return true;
+	return named_in(entry, name_len, build_variables);
+}
+
+char **subprocess_build_environment(char *const *extra)
+{
+	size_t count = 0, extra_count = 0, i, out = 0;
+	char **kept;
+
+	while (environ[count])
+		count++;
+	while (extra && extra[extra_count])
+		extra_count++;
+	kept = calloc(count + extra_count + 1, sizeof(char *));
+	if (!kept)
+		return NULL;
+	for (i = 0; i < count; i++)
+		if (is_build_variable(environ[i]) &&
+		    !overridden_by(environ[i], strcspn(environ[i], "="), extra))
+			kept[out++] = environ[i];
+	for (i = 0; i < extra_count; i++)
+		kept[out++] = extra[i];
+	return kept;
+}
+
+int subprocess_close_on_exec_from_3(void)
+{
+	DIR *descriptors;
+	struct dirent *entry;
+
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return 0;
+	/* before Linux 5.11: one at a time */
+	descriptors = opendir("/proc/self/fd");
+	if (!descriptors)
+		return -errno;
+	while ((entry = readdir(descriptors)) != NULL) {
+		int fd = atoi(entry->d_name);
+
+		if (fd >= 3 && fd != dirfd(descriptors))
+			fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC);
+	}
+	closedir(descriptors);
+	return 0;
 }
 
 static int read_all(int fd, char **output)
@@ -115,6 +178,7 @@ int subprocess_run(char *const argv[], const struct subprocess_options *options,
 	if (output && pipe2(pipe_fds, O_CLOEXEC) != 0)
 		return -errno;
 	environment = subprocess_environment(options->environment, NULL);
+	subprocess_close_on_exec_from_3();
 	if (!environment) {
 		rc = -ENOMEM;
 		goto out;

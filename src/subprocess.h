@@ -32,4 +32,22 @@ int subprocess_run(char *const argv[], const struct subprocess_options *options,
  */
 char **subprocess_environment(char *const *extra, const char *const *removed);
 
+/*
+ * The environment of a program rackbisect did not write (a kernel tree's
+ * build): only the variables a build uses (PATH, HOME, USER, LANG and LC_*,
+ * TMPDIR, TZ, TERM, ARCH, CROSS_COMPILE, CC, HOSTCC, LD, LLVM, KBUILD_*,
+ * CCACHE_*, ...), plus `extra`. Everything else stays out: the LAVA token's
+ * and the PDU passwords' variables would reach the build's code and its
+ * world-readable log. Same ownership as subprocess_environment.
+ */
+char **subprocess_build_environment(char *const *extra);
+
+/*
+ * Marks every descriptor from 3 up close-on-exec, so that a child about to
+ * be started inherits only its standard streams: the state database, SSH
+ * and HTTP sockets and lock files are not its business. Descriptors that
+ * some library opened without O_CLOEXEC included. 0 or a negative errno.
+ */
+int subprocess_close_on_exec_from_3(void);
+
 #endif

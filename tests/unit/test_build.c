@@ -497,6 +497,42 @@ static void test_failed_build_is_remembered_with_its_log(void **state)
 	free(head);
 }
 
+/*
+ * The build runs the tree's code and its log may be read by anyone: it gets
+ * the variables a build uses and none of the coordinator's secrets (a LAVA
+ * token, a PDU password: any variable not on the list), and no descriptor
+ * of the coordinator's (issue 31: it inherited all of them).
+ */
+static void test_a_build_gets_no_secret_and_no_descriptor(void **state)
+{
+	struct fixture *fixture = *state;
+	struct outcome outcome = { 0 };
+	char *argv[] = { "sh", "-c", "env; for f in /proc/$$/fd/*; do echo \"open fd ${f##*/}\"; "
+			 "done; exit 1", NULL };
+	char leaked[32], *log;
+	int fd = open("/dev/null", O_RDONLY);	/* no O_CLOEXEC, as some libraries open */
+
+	assert_true(fd >= 3);
+	setenv("RACKBISECT_TEST_LAVA_TOKEN", "hunter2-token", 1);
+	setenv("KBUILD_BUILD_USER", "lab", 1);
+	assert_int_equal(start_with(fixture, "HEAD", argv, "arch/x86/boot/bzImage", &outcome, NULL),
+			 0);
+	run_until_done(fixture, &outcome, 1);
+	unsetenv("RACKBISECT_TEST_LAVA_TOKEN");
+	unsetenv("KBUILD_BUILD_USER");
+	assert_int_equal(outcome.result.status, -ENOEXEC);
+	log = files_read_text(outcome.result.log);
+	assert_non_null(log);
+	assert_non_null(strstr(log, "\nPATH="));
+	assert_non_null(strstr(log, "\nKBUILD_BUILD_USER=lab"));
+	assert_null(strstr(log, "hunter2-token"));
+	snprintf(leaked, sizeof(leaked), "open fd %d\n", fd);
+	if (strstr(log, leaked))
+		fail_msg("the build inherited descriptor %d:\n%s", fd, log);
+	free(log);
+	close(fd);
+}
+
 static void test_build_without_image_does_not_build(void **state)
 {
 	struct fixture *fixture = *state;
@@ -1688,6 +1724,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_build_killed_by_a_signal_is_not_remembered, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_a_build_gets_no_secret_and_no_descriptor,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_build_past_its_timeout_is_killed_and_not_remembered,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_during_slow_build, setup, teardown),
