@@ -16,15 +16,18 @@
 #include "subprocess.h"
 
 static const char lab_usage[] =
-	"usage: rackbisect lab up|down|status|trust [LAB] [--state DIR]\n"
+	"usage: rackbisect lab up|down|status|trust [LAB] [--state DIR] [--yes]\n"
 	"\n"
 	"  up      start a virtual lab's boards (sshd hosts, consoles, power) and\n"
 	"          record the host keys it generated in the lab's known_hosts\n"
 	"  down    stop them; no process of the lab is left\n"
 	"  status  each board's state\n"
-	"  trust   show each board's current host key fingerprints and record them in\n"
-	"          the lab's known_hosts (after a board was reinstalled: a changed key\n"
-	"          is otherwise refused)\n"
+	"  trust   show each board's current host key fingerprints, ask, then record\n"
+	"          them in the board's known_hosts (its transport's known_hosts:, else\n"
+	"          the lab's): after a board was reinstalled, a changed key is refused\n"
+	"          until then. Compare them with the board's own first (on its console:\n"
+	"          ssh-keygen -l -f /etc/ssh/ssh_host_ed25519_key.pub). --yes records\n"
+	"          without asking; without a terminal to ask on, --yes is needed\n"
 	"LAB is a lab file (default labs/virtual.yaml, or --lab).\n";
 
 static int delegate_to_vlab(const char *action, const struct cli_globals *globals)
@@ -108,44 +111,103 @@ static char *scan_host_keys(const struct lab_board *board)
 	return keys;
 }
 
-static int trust_board(const struct lab_board *board, const struct lab_state *state)
-{
-	char name[300], keys_file[PATH_MAX];
-	char *keys, *prints = NULL;
-	int rc;
+/* What a scan found for one board: its keys, and where they are to go. */
+struct scanned_board {
+	char name[300];			/* as known_hosts names it: host or [host]:port */
+	char known_hosts[PATH_MAX];
+	char *keys;			/* NULL: none found */
+};
 
-	snprintf(name, sizeof(name), board->port == 22 ? "%s" : "[%s]:%u", board->host, board->port);
-	keys = scan_host_keys(board);
-	if (!keys) {
-		printf("%s: %s: no host key (is the board up?)\n", board->name, name);
+static int scan_board(const struct lab *lab, const struct lab_board *board,
+		      const struct lab_state *state, struct scanned_board *scanned)
+{
+	char keys_file[PATH_MAX];
+	char *prints = NULL;
+
+	snprintf(scanned->name, sizeof(scanned->name), board->port == 22 ? "%s" : "[%s]:%u",
+		 board->host, board->port);
+	/* the file the board's own SSH sessions consult, so that what is
+	 * recorded is what is checked */
+	if (board->known_hosts_file
+	    ? lab_path(lab, board->known_hosts_file, scanned->known_hosts,
+		       sizeof(scanned->known_hosts))
+	    : path_format(scanned->known_hosts, sizeof(scanned->known_hosts), "%s",
+			  state->known_hosts))
+		return -ENAMETOOLONG;
+	scanned->keys = scan_host_keys(board);
+	if (!scanned->keys) {
+		printf("%s: %s: no host key (is the board up?)\n", board->name, scanned->name);
 		return -EHOSTUNREACH;
 	}
 	if (path_format(keys_file, sizeof(keys_file), "%s/trust-%s.keys", state->dir, board->name) ||
-	    files_write_atomic(keys_file, keys) || fingerprints(keys_file, &prints) != 0) {
-		free(keys);
+	    files_write_atomic(keys_file, scanned->keys) || fingerprints(keys_file, &prints) != 0) {
+		unlink(keys_file);
 		return -EIO;
 	}
-	printf("%s: %s\n%s", board->name, name, prints);
-	rc = forget_old_keys(state->known_hosts, name);
-	if (rc == 0)
-		rc = append_keys(state->known_hosts, keys);
 	unlink(keys_file);
-	free(keys);
+	printf("%s: %s, for %s\n%s", board->name, scanned->name, scanned->known_hosts, prints);
 	free(prints);
-	return rc;
+	return 0;
 }
 
-static int trust_lab(const struct lab *lab, const struct cli_globals *globals)
+static int record_board(const struct scanned_board *scanned)
+{
+	int rc = forget_old_keys(scanned->known_hosts, scanned->name);
+
+	return rc ? rc : append_keys(scanned->known_hosts, scanned->keys);
+}
+
+/* Asks on the terminal; true for yes. Without a terminal, says how to go on. */
+static bool confirmed(void)
+{
+	char answer[16];
+
+	fflush(stdout);	/* the fingerprints first, then why nothing happened */
+	if (!isatty(STDIN_FILENO)) {
+		cli_error("nothing recorded: compare the fingerprints above with each board's "
+			  "own (on its console: ssh-keygen -l -f /etc/ssh/ssh_host_ed25519_key.pub), "
+			  "then run again with --yes");
+		return false;
+	}
+	printf("Are these the boards' own keys? Record them [y/N]? ");
+	fflush(stdout);
+	if (!fgets(answer, sizeof(answer), stdin) || (answer[0] != 'y' && answer[0] != 'Y')) {
+		printf("nothing recorded\n");
+		return false;
+	}
+	return true;
+}
+
+static int trust_lab(const struct lab *lab, const struct cli_globals *globals, bool yes)
 {
 	struct lab_state state;
+	struct scanned_board *scanned;
 	char database[PATH_MAX];
-	size_t i, failed = 0;
+	size_t i, failed = 0, recorded = 0;
+	int rc = 0;
 
 	if (cli_state(lab, globals, &state, database, sizeof(database)) || path_make_dirs(state.dir))
 		return CLI_EXIT_INFRA;
+	if (!(scanned = calloc(lab->board_count ? lab->board_count : 1, sizeof(*scanned))))
+		return CLI_EXIT_INFRA;
 	for (i = 0; i < lab->board_count; i++)
-		failed += trust_board(&lab->boards[i], &state) != 0;
-	printf("recorded in %s%s\n", state.known_hosts, failed ? " (some boards had no key)" : "");
+		failed += scan_board(lab, &lab->boards[i], &state, &scanned[i]) != 0;
+	if (failed < lab->board_count && !yes && !confirmed())
+		rc = CLI_EXIT_USAGE;
+	for (i = 0; i < lab->board_count; i++) {
+		if (!rc && scanned[i].keys) {
+			if (record_board(&scanned[i]) == 0)
+				recorded++;
+			else
+				failed++;
+		}
+		free(scanned[i].keys);
+	}
+	free(scanned);
+	if (rc)
+		return rc;
+	printf("recorded the keys of %zu board%s%s\n", recorded, recorded == 1 ? "" : "s",
+	       failed ? " (some boards had no key)" : "");
 	return failed ? CLI_EXIT_INFRA : 0;
 }
 
@@ -153,9 +215,14 @@ int cli_lab(int argc, char **argv)
 {
 	struct cli_globals globals = { 0 };
 	const char *positional[2];
+	bool yes = false;
+	const struct cli_option options[] = {
+		{ .name = "yes", .flag = &yes },
+		{ .name = NULL },
+	};
 	struct lab *lab;
 	size_t count;
-	int rc = cli_parse(argc, argv, NULL, &globals, positional, 2, &count, lab_usage);
+	int rc = cli_parse(argc, argv, options, &globals, positional, 2, &count, lab_usage);
 
 	if (rc)
 		return rc < 0 ? 0 : rc;
@@ -172,7 +239,7 @@ int cli_lab(int argc, char **argv)
 			  "dictionaries hold their host keys; nothing to trust here", lab->name);
 		rc = CLI_EXIT_USAGE;
 	} else if (strcmp(positional[0], "trust") == 0) {
-		rc = trust_lab(lab, &globals);
+		rc = trust_lab(lab, &globals, yes);
 	} else if (strcmp(positional[0], "up") && strcmp(positional[0], "down") &&
 		   strcmp(positional[0], "status")) {
 		fprintf(stderr, "rackbisect: unknown lab action '%s'\n%s", positional[0], lab_usage);

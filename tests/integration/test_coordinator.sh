@@ -282,11 +282,21 @@ rbx run "$job" --tree "$work/tree" --commit v3.3 --boards cb03 >"$work/key.out" 
 check "changed host key: exit 3" test $? -eq 3
 check "changed host key: refused naming board and fingerprints" \
 	bash -c "grep -q 'cb03' '$work/key.out' && grep -q 'SHA256:' '$work/key.out'"
-"$rb" lab trust "$lab" --state "$state" >"$work/trust.out" 2>&1
-check "lab trust shows fingerprints and records them" \
+"$rb" lab trust "$lab" --state "$state" </dev/null >"$work/trust-asked.out" 2>&1
+check "lab trust with no terminal to ask on and no --yes: exit 2, nothing recorded" \
+	bash -c "[ $? -eq 2 ] && grep -q 'SHA256:' '$work/trust-asked.out' &&
+		grep -q 'run again with --yes' '$work/trust-asked.out' && grep -q '$other' '$known'"
+"$rb" lab trust "$lab" --state "$state" --yes >"$work/trust.out" 2>&1
+check "lab trust --yes shows fingerprints and records them" \
 	bash -c "grep -q 'SHA256:' '$work/trust.out' && ! grep -q '$other' '$known'"
 rbx run "$job" --tree "$work/tree" --commit v3.3 --boards cb03 >/dev/null 2>&1
 check "after lab trust the board is reachable again" test $? -eq 0
+# a board that names its own known_hosts: trust writes there, as its sessions read there
+sed 's|{host: 127.77.2.3, port: 2222}|{host: 127.77.2.3, port: 2222, known_hosts: '"$work"'/cb03.known}|' \
+	"$lab" >"$work/own-known.yaml"
+"$rb" lab trust "$work/own-known.yaml" --state "$state" --yes >"$work/trust-own.out" 2>&1
+check "lab trust honours a board's own known_hosts: file" \
+	bash -c "grep -q '^\[127.77.2.3\]:2222 ' '$work/cb03.known' && grep -q 'cb03.known' '$work/trust-own.out'"
 
 section "kill -9"
 # ---- kill -9 mid-run loses nothing; the next run recovers ----------------------------------------

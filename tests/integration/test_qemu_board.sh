@@ -152,7 +152,7 @@ if [ $up -ne 0 ]; then
 fi
 echo "# board up in $((SECONDS - started)) s"
 
-timeout 60 "$rb" lab trust "$lab" --state "$state" >"$work/trust.out" 2>&1
+timeout 60 "$rb" lab trust "$lab" --state "$state" --yes >"$work/trust.out" 2>&1
 check "rackbisect lab trust records the board's host key" test $? -eq 0
 fingerprint=$(ssh-keygen -l -E sha256 -f "$work/image/host_key.pub" | awk '{print $2}')
 check "... the fingerprint it shows is the board's own" contains "$work/trust.out" "$fingerprint"
