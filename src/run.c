@@ -262,6 +262,22 @@ static bool is_key_error(int status)
 	return status == -EKEYREJECTED || status == -ENOKEY;
 }
 
+/* Waiting or a power cycle cannot mend these: a host key that does not
+ * match, or our own identity that cannot be used. */
+static bool cannot_mend_by_waiting(int status)
+{
+	return is_key_error(status) || status == TRANSPORT_BAD_IDENTITY;
+}
+
+/* The run cannot start because of our own SSH identity: the lab's set-up,
+ * not the board (no power cycle, no INFRA count against it, no retry). */
+static void identity_unusable(struct run *run, const char *error_text)
+{
+	note_lab_error(run, VERDICT_LAB_SETUP, "%s", error_text ? error_text : "");
+	run->report.retry_cannot_help = true;
+	finish(run);
+}
+
 /* ---- waiting for a board to come back ------------------------------------------- */
 
 static void try_connect(struct run *run);
@@ -288,7 +304,7 @@ static void on_wait_connect(struct run *run, int status, const char *error_text)
 	snprintf(run->last_error, sizeof(run->last_error), "%s", error_text ? error_text : "");
 	drop_transport(&run->transport);
 	/* a host key that does not match will not start matching by waiting */
-	if (is_key_error(status)) {
+	if (cannot_mend_by_waiting(status)) {
 		end_wait(run, status, run->last_error);
 		return;
 	}
@@ -538,6 +554,10 @@ static void on_build_came_back(struct run *run, int status, const char *error_te
 {
 	static const char *const uname[] = { "uname", "-r", NULL };
 
+	if (status == TRANSPORT_BAD_IDENTITY) {
+		identity_unusable(run, error_text);
+		return;
+	}
 	if (status) {
 		snprintf(run->boot_failure, sizeof(run->boot_failure),
 			 "no SSH within %" PRIu64 " s of booting %s: %s", run->boot_timeout_ms / 1000,
@@ -620,6 +640,10 @@ static void on_first_connect(struct run *run, int status, const char *error_text
 {
 	static const char *const uname[] = { "uname", "-r", NULL };
 
+	if (status == TRANSPORT_BAD_IDENTITY) {
+		identity_unusable(run, error_text);
+		return;
+	}
 	if (status) {
 		note_lab_error(run, VERDICT_LAB_UNREACHABLE, "board %s unreachable: %s",
 			       run->board->name, error_text ? error_text : strerror(-status));

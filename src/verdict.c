@@ -22,6 +22,7 @@ static const char *const lab_error_kind_names[] = {
 	[VERDICT_LAB_POWER] = "power switch error",
 	[VERDICT_LAB_UPLOAD] = "upload failed",
 	[VERDICT_LAB_CONSOLE_LOST] = "console lost",
+	[VERDICT_LAB_SETUP] = "lab set-up error",
 };
 
 const char *verdict_outcome_name(enum verdict_outcome outcome)

@@ -77,6 +77,8 @@ enum verdict_lab_error_kind {
 	VERDICT_LAB_CONSOLE_LOST, /* console capture lost */
 	VERDICT_LAB_SCHEDULER,    /* the lab's scheduler (LAVA) ended the job: canceled,
 				   * its infrastructure failed, or it refused the job */
+	VERDICT_LAB_SETUP,        /* the coordinator's own set-up: e.g. an SSH identity
+				   * that cannot be read; no board is at fault */
 };
 
 struct verdict_lab_error {

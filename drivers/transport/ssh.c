@@ -140,6 +140,7 @@ struct ssh_transport {
 	int open_handles;		/* libuv handles not yet closed */
 	struct ssh_request *requests;
 	bool advancing;			/* re-entrancy guard: callbacks may call us */
+	int identity_failure;		/* TRANSPORT_BAD_IDENTITY: connect ends with it */
 
 	transport_connect_cb connect_callback;
 	void *connect_data;
@@ -939,6 +940,8 @@ static void advance(struct ssh_transport *transport)
 	if (transport->advancing)
 		return;
 	transport->advancing = true;
+	if (transport->state == SESSION_CONNECTING && transport->identity_failure)
+		finish_connect(transport, transport->identity_failure);
 	if (transport->state == SESSION_CONNECTING)
 		advance_connect(transport);
 	if (transport->state == SESSION_AUTHENTICATING)
@@ -1018,17 +1021,28 @@ static int apply_session_options(struct ssh_transport *transport)
 	return 0;
 }
 
+/* Says what is wrong with our key, not with the board (which was blamed:
+ * "No such file or directory", power-cycled and taken offline). */
 static int load_identity(struct ssh_transport *transport)
 {
+	const char *file = transport->identity_file;
+
 	if (transport->identity != NULL)
 		return 0;
-	if (ssh_pki_import_privkey_file(transport->identity_file, NULL, NULL, NULL,
-					&transport->identity) != SSH_OK) {
-		set_error(transport, "cannot read the identity file %s (unencrypted private key "
-			  "expected)", transport->identity_file);
-		return -ENOENT;
-	}
-	return 0;
+	if (ssh_pki_import_privkey_file(file, NULL, NULL, NULL, &transport->identity) == SSH_OK)
+		return 0;
+	if (access(file, F_OK) != 0)
+		set_error(transport, "the SSH identity %s cannot be used: %s (check the lab's "
+			  "transport identity:, or run lab up for a virtual lab)", file,
+			  strerror(errno));
+	else if (access(file, R_OK) != 0)
+		set_error(transport, "the SSH identity %s cannot be used: %s (it must be readable "
+			  "by the user running rackbisect)", file, strerror(errno));
+	else
+		set_error(transport, "the SSH identity %s cannot be used: it is not an unencrypted "
+			  "private key (one with a passphrase cannot be used unattended: make one "
+			  "without, ssh-keygen -N '')", file);
+	return TRANSPORT_BAD_IDENTITY;
 }
 
 /* ---- the ops ------------------------------------------------------------- */
@@ -1095,12 +1109,16 @@ static int ssh_transport_connect(struct transport *base, transport_connect_cb ca
 
 	if (transport->state != SESSION_IDLE)
 		return -EALREADY;
-	rc = load_identity(transport);
-	if (rc < 0)
-		return rc;
 	transport->connect_callback = callback;
 	transport->connect_data = data;
 	transport->state = SESSION_CONNECTING;
+	/* said through the callback, with the text saying what is wrong */
+	rc = load_identity(transport);
+	if (rc < 0) {
+		transport->identity_failure = rc;
+		kick(transport);
+		return 0;
+	}
 	if (limit && limit->max && limit->in_flight >= limit->max) {
 		join_queue(transport);
 		return 0;

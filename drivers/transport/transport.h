@@ -10,17 +10,25 @@
  *   -ENOKEY        the board's host key is not in the lab's known_hosts
  *   -EKEYREJECTED  known_hosts holds a different key for this board
  *   -EACCES        the identity was refused
+ *   TRANSPORT_BAD_IDENTITY  our own identity (the private key file) cannot be
+ *                  used: missing, unreadable, encrypted or not a key. No board
+ *                  is at fault, and no retry or power cycle can help; the
+ *                  error text says which
  *   -EIO           any other SSH or network failure (see the error text)
  *   -ECANCELED     the transport was closed before the request finished
  */
 #ifndef RACKBISECT_TRANSPORT_H
 #define RACKBISECT_TRANSPORT_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
 
 struct transport;
+
+/* The errno is only a code here (transport.h's list above). */
+#define TRANSPORT_BAD_IDENTITY (-EKEYEXPIRED)
 
 /* Output kept per stream of one exec unless the config says otherwise: a
  * workload's KTAP is kilobytes, and one that prints forever must cost no

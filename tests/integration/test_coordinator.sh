@@ -6,7 +6,8 @@
 # workload stalled past its timeout is killed on the board and is FAIL
 # workload-timeout; a board powered off is INFRA, retried on its twin; a build break is SKIP;
 # `git bisect run rackbisect test` names the culprit; a changed host key is
-# refused until `lab trust`; kill -9 mid-run loses nothing; bad config exits 2.
+# refused until `lab trust`; an SSH identity that cannot be used is said as
+# the lab's set-up, the board not blamed; kill -9 mid-run loses nothing; bad config exits 2.
 #
 # Prints "ok N - ..." / "not ok N - ..."; every wait is on an event with a timeout.
 # tests/run-all.sh runs it beside the other tests (it waits on its own boards):
@@ -297,6 +298,18 @@ sed 's|{host: 127.77.2.3, port: 2222}|{host: 127.77.2.3, port: 2222, known_hosts
 "$rb" lab trust "$work/own-known.yaml" --state "$state" --yes >"$work/trust-own.out" 2>&1
 check "lab trust honours a board's own known_hosts: file" \
 	bash -c "grep -q '^\[127.77.2.3\]:2222 ' '$work/cb03.known' && grep -q 'cb03.known' '$work/trust-own.out'"
+
+section "an unusable identity"
+# ---- our own SSH key that cannot be used: said as ours; the board is not blamed ------------------
+ssh-keygen -q -t ed25519 -N 'a passphrase' -f "$work/encrypted-key" >/dev/null
+sed 's|{host: 127.77.2.4, port: 2222}|{host: 127.77.2.4, port: 2222, identity: '"$work"'/encrypted-key}|' \
+	"$lab" >"$work/bad-identity.yaml"
+"$rb" run "$job" --lab "$work/bad-identity.yaml" --state "$state" --tree "$work/tree" --commit v3.3 \
+	--boards cb04 >"$work/identity.out" 2>&1
+check "unusable identity: exit 3, a lab set-up error naming the key and what is wrong with it" \
+	bash -c "[ $? -eq 3 ] && grep -q 'lab set-up error: .*encrypted-key cannot be used: it is not an unencrypted private key' '$work/identity.out'"
+check "unusable identity: the board is not power-cycled, retried or taken offline" \
+	bash -c "! grep -qE 'event=(power-cycle|retry|offline|health-check)|unreachable' '$work/identity.out'"
 
 section "kill -9"
 # ---- kill -9 mid-run loses nothing; the next run recovers ----------------------------------------

@@ -650,6 +650,38 @@ static void test_wrong_identity_is_refused(void **state)
 	close_board(fixture, transport);
 }
 
+/* Our own key that cannot be used is said as such, through the callback,
+ * with a status that blames no board (issue 31: it was "No such file or
+ * directory", and the board was power-cycled and taken offline). */
+static void test_an_unusable_identity_is_ours_not_the_boards(void **state)
+{
+	struct fixture *fixture = *state;
+	char missing[160], encrypted[160];
+	char *const make_encrypted[] = {"/usr/bin/ssh-keygen", "-q", "-t", "ed25519", "-N",
+					"a passphrase", "-f", encrypted, NULL};
+	struct connect_options options = {.identity = missing};
+	struct outcome outcome;
+	struct transport *transport;
+
+	snprintf(missing, sizeof(missing), "%s/no-such-key", fixture->directory);
+	snprintf(encrypted, sizeof(encrypted), "%s/encrypted-key", fixture->directory);
+	assert_int_equal(run_program(make_encrypted), 0);
+
+	transport = connect_board(fixture, &options, &outcome);
+	assert_int_equal(outcome.status, TRANSPORT_BAD_IDENTITY);
+	if (!strstr(outcome.error_text, "the SSH identity") ||
+	    !strstr(outcome.error_text, "No such file or directory (check the lab's transport"))
+		fail_msg("error: %s", outcome.error_text);
+	close_board(fixture, transport);
+
+	options.identity = encrypted;
+	transport = connect_board(fixture, &options, &outcome);
+	assert_int_equal(outcome.status, TRANSPORT_BAD_IDENTITY);
+	if (!strstr(outcome.error_text, "is not an unencrypted private key"))
+		fail_msg("error: %s", outcome.error_text);
+	close_board(fixture, transport);
+}
+
 static void on_tick(uv_timer_t *timer)
 {
 	(*(int *)timer->data)++;
@@ -804,6 +836,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_host_key_is_refused),
 		cmocka_unit_test(test_changed_host_key_is_refused),
 		cmocka_unit_test(test_wrong_identity_is_refused),
+		cmocka_unit_test(test_an_unusable_identity_is_ours_not_the_boards),
 		cmocka_unit_test(test_command_timeout_leaves_the_loop_running),
 		cmocka_unit_test(test_handshakes_past_the_limit_wait_their_turn),
 		cmocka_unit_test(test_connection_refused_fails_fast),
