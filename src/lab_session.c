@@ -161,6 +161,8 @@ static int open_store(struct lab_session *session)
 {
 	int rc = store_open(session->database, &session->store);
 
+	if (!rc)	/* another lab may share the state: its runs and boards are its own */
+		rc = store_set_lab(session->store, session->lab->name);
 	if (rc) {
 		cli_error("%s", session->store ? store_error_message(session->store) : strerror(-rc));
 		return CLI_EXIT_INFRA;

@@ -26,6 +26,7 @@
 struct store {
 	sqlite3 *db;
 	char *path;
+	char *lab;		/* store_set_lab's; NULL: "" */
 	char message[1024];
 };
 
@@ -159,6 +160,25 @@ static const char *const migrations[] = {
 	"  PRIMARY KEY (gate_id, run_id)"
 	");"
 	"PRAGMA user_version = 3;",
+
+	/* 3 -> 4: runs and board health belong to a lab. Two labs sharing one
+	 * state directory, each with a board named vb01, closed each other's
+	 * live runs and took each other's boards offline. Rows from before
+	 * have lab '' (no lab known). */
+	"ALTER TABLE runs ADD COLUMN lab TEXT NOT NULL DEFAULT '';"
+	"CREATE TABLE lab_board_health ("
+	"  lab TEXT NOT NULL,"
+	"  board TEXT NOT NULL,"
+	"  consecutive_infra INTEGER NOT NULL DEFAULT 0,"
+	"  offline INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1)),"
+	"  last_health_check INTEGER,"
+	"  PRIMARY KEY (lab, board)"
+	");"
+	"INSERT INTO lab_board_health (lab, board, consecutive_infra, offline, last_health_check)"
+	"  SELECT '', board, consecutive_infra, offline, last_health_check FROM board_health;"
+	"DROP TABLE board_health;"
+	"ALTER TABLE lab_board_health RENAME TO board_health;"
+	"PRAGMA user_version = 4;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,
@@ -589,7 +609,24 @@ void store_close(struct store *store)
 	 * function here finalizes its own before returning */
 	sqlite3_close_v2(store->db);
 	free(store->path);
+	free(store->lab);
 	free(store);
+}
+
+int store_set_lab(struct store *store, const char *lab)
+{
+	char *copy = lab ? strdup(lab) : NULL;
+
+	if (lab && !copy)
+		return -ENOMEM;
+	free(store->lab);
+	store->lab = copy;
+	return 0;
+}
+
+static const char *lab_of(const struct store *store)
+{
+	return store->lab ? store->lab : "";
 }
 
 int store_schema_version(struct store *store, int *version)
@@ -776,8 +813,8 @@ int store_run_queue(struct store *store, const struct store_run_request *request
 {
 	static const char sql[] =
 		"INSERT INTO runs (job, board, commit_id, build_id, workload, repeat_index, state,"
-		"                  queued_at)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7)";
+		"                  queued_at, lab)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?8)";
 	sqlite3_stmt *stmt;
 	int rc = SQLITE_OK, error;
 
@@ -793,6 +830,7 @@ int store_run_queue(struct store *store, const struct store_run_request *request
 	bind_text(stmt, 5, request->workload, &rc);
 	bind_int(stmt, 6, request->repeat_index, &rc);
 	bind_int(stmt, 7, now_ms(), &rc);
+	bind_text(stmt, 8, lab_of(store), &rc);
 	error = execute(store, stmt, rc, "queue run");
 	if (error)
 		return error;
@@ -854,7 +892,7 @@ static int update_run(struct store *store, sqlite3_stmt *stmt, int bind_rc, int6
 int store_run_start(struct store *store, int64_t run_id, const char *board)
 {
 	static const char sql[] =
-		"UPDATE runs SET state = 'running', board = ?2, started_at = ?3"
+		"UPDATE runs SET state = 'running', board = ?2, started_at = ?3, lab = ?4"
 		" WHERE id = ?1 AND state = 'queued'";
 	sqlite3_stmt *stmt;
 	int rc = SQLITE_OK, error;
@@ -867,6 +905,7 @@ int store_run_start(struct store *store, int64_t run_id, const char *board)
 	bind_int(stmt, 1, run_id, &rc);
 	bind_text(stmt, 2, board, &rc);
 	bind_int(stmt, 3, now_ms(), &rc);
+	bind_text(stmt, 4, lab_of(store), &rc);
 	return update_run(store, stmt, rc, run_id, "start run");
 }
 
@@ -928,13 +967,13 @@ static int insert_metric(struct store *store, int64_t run_id, size_t position,
 static int count_board_outcome(struct store *store, int64_t run_id, enum run_outcome outcome)
 {
 	static const char infra_sql[] =
-		"INSERT INTO board_health (board, consecutive_infra)"
-		" SELECT board, 1 FROM runs WHERE id = ?1 AND board IS NOT NULL"
-		" ON CONFLICT (board) DO UPDATE SET consecutive_infra = consecutive_infra + 1";
+		"INSERT INTO board_health (lab, board, consecutive_infra)"
+		" SELECT lab, board, 1 FROM runs WHERE id = ?1 AND board IS NOT NULL"
+		" ON CONFLICT (lab, board) DO UPDATE SET consecutive_infra = consecutive_infra + 1";
 	static const char worked_sql[] =
-		"INSERT INTO board_health (board)"
-		" SELECT board FROM runs WHERE id = ?1 AND board IS NOT NULL"
-		" ON CONFLICT (board) DO UPDATE SET consecutive_infra = 0";
+		"INSERT INTO board_health (lab, board)"
+		" SELECT lab, board FROM runs WHERE id = ?1 AND board IS NOT NULL"
+		" ON CONFLICT (lab, board) DO UPDATE SET consecutive_infra = 0";
 	sqlite3_stmt *stmt;
 	int rc = SQLITE_OK, error;
 
@@ -1221,14 +1260,16 @@ int store_runs_last(struct store *store, unsigned int limit, struct store_run_li
 int store_runs_unfinished(struct store *store, struct store_run_list *list)
 {
 	sqlite3_stmt *stmt;
-	int error;
+	int rc = SQLITE_OK, error;
 
 	memset(list, 0, sizeof(*list));
-	error = prepare(store, "SELECT " RUN_COLUMNS " FROM runs WHERE state <> 'done' ORDER BY id",
-			&stmt, "read unfinished runs");
+	/* a run of no known lab (stored before runs had one) is anyone's */
+	error = prepare(store, "SELECT " RUN_COLUMNS " FROM runs WHERE state <> 'done'"
+			" AND lab IN (?1, '') ORDER BY id", &stmt, "read unfinished runs");
 	if (error)
 		return error;
-	return read_run_list(store, stmt, SQLITE_OK, list, "read unfinished runs");
+	bind_text(stmt, 1, lab_of(store), &rc);
+	return read_run_list(store, stmt, rc, list, "read unfinished runs");
 }
 
 void store_run_release(struct store_run *run)
@@ -1293,11 +1334,12 @@ int store_board_health_get(struct store *store, const char *board, struct store_
 		return fail(store, -EINVAL, "read board health: no board");
 	error = prepare(store,
 			"SELECT consecutive_infra, offline, last_health_check FROM board_health"
-			" WHERE board = ?1",
+			" WHERE board = ?1 AND lab = ?2",
 			&stmt, "read board health");
 	if (error)
 		return error;
 	bind_text(stmt, 1, board, &rc);
+	bind_text(stmt, 2, lab_of(store), &rc);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW) {
@@ -1314,8 +1356,8 @@ int store_board_health_get(struct store *store, const char *board, struct store_
 int store_board_set_offline(struct store *store, const char *board, bool offline)
 {
 	static const char sql[] =
-		"INSERT INTO board_health (board, offline) VALUES (?1, ?2)"
-		" ON CONFLICT (board) DO UPDATE SET offline = excluded.offline";
+		"INSERT INTO board_health (board, offline, lab) VALUES (?1, ?2, ?3)"
+		" ON CONFLICT (lab, board) DO UPDATE SET offline = excluded.offline";
 	sqlite3_stmt *stmt;
 	int rc = SQLITE_OK, error;
 
@@ -1326,14 +1368,16 @@ int store_board_set_offline(struct store *store, const char *board, bool offline
 		return error;
 	bind_text(stmt, 1, board, &rc);
 	bind_int(stmt, 2, offline, &rc);
+	bind_text(stmt, 3, lab_of(store), &rc);
 	return execute(store, stmt, rc, "set board offline");
 }
 
 int store_board_health_checked(struct store *store, const char *board, bool passed)
 {
 	static const char sql[] =
-		"INSERT INTO board_health (board, offline, last_health_check) VALUES (?1, ?2, ?3)"
-		" ON CONFLICT (board) DO UPDATE SET offline = excluded.offline,"
+		"INSERT INTO board_health (board, offline, last_health_check, lab)"
+		" VALUES (?1, ?2, ?3, ?4)"
+		" ON CONFLICT (lab, board) DO UPDATE SET offline = excluded.offline,"
 		"   last_health_check = excluded.last_health_check,"
 		"   consecutive_infra = CASE WHEN excluded.offline THEN consecutive_infra ELSE 0 END";
 	sqlite3_stmt *stmt;
@@ -1347,6 +1391,7 @@ int store_board_health_checked(struct store *store, const char *board, bool pass
 	bind_text(stmt, 1, board, &rc);
 	bind_int(stmt, 2, !passed, &rc);
 	bind_int(stmt, 3, now_ms(), &rc);
+	bind_text(stmt, 4, lab_of(store), &rc);
 	return execute(store, stmt, rc, "record health check");
 }
 

@@ -55,7 +55,7 @@
 #define STORE_ENEWER   (-30002)
 
 /* The schema version store_open() creates or migrates to (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 struct store;
 
@@ -65,6 +65,14 @@ struct store;
 int store_open(const char *path, struct store **store);
 /* Closes the database; NULL is allowed. */
 void store_close(struct store *store);
+/*
+ * The lab whose boards this store's caller drives (its name; NULL: none,
+ * the view of read commands and tests). Runs queued and started from then
+ * on are that lab's; store_runs_unfinished() and board health are that
+ * lab's alone: labs sharing one state directory may name boards alike.
+ * 0 or -ENOMEM.
+ */
+int store_set_lab(struct store *store, const char *lab);
 /* What the last failing call on this store did wrong, with the database path. */
 const char *store_error_message(const struct store *store);
 /* A constant text for any error code a store function returns. */

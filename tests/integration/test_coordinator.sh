@@ -4,7 +4,8 @@
 # auth-timeout and txdma-stop-fail; the bad backport W2 FAIL; a hang is
 # FAIL(hang) with the console kept and the board back on its fallback; a
 # workload stalled past its timeout is killed on the board and is FAIL
-# workload-timeout; a board powered off is INFRA, retried on its twin; a build break is SKIP;
+# workload-timeout; two labs sharing a state keep their runs and boards
+# apart; a board powered off is INFRA, retried on its twin; a build break is SKIP;
 # `git bisect run rackbisect test` names the culprit; a changed host key is
 # refused until `lab trust`; an SSH identity that cannot be used is said as
 # the lab's set-up, the board not blamed; kill -9 mid-run loses nothing; bad config exits 2.
@@ -30,9 +31,12 @@ job=$work/quick.yaml
 
 cleanup() {
 	[ -n "${background:-}" ] && kill -9 "$background" 2>/dev/null
+	[ -n "${twin_a:-}" ] && kill -9 "$twin_a" 2>/dev/null
 	[ -n "${console_pid:-}" ] && kill -9 "$console_pid" 2>/dev/null
 	"$rb" lab down "$lab" --state "$state" >/dev/null 2>&1
 	"$rb" lab down "$hang_lab" --state "$state" >/dev/null 2>&1
+	"$rb" lab down "$work/twin-a.yaml" --state "$state" >/dev/null 2>&1
+	"$rb" lab down "$work/twin-b.yaml" --state "$state" >/dev/null 2>&1
 	for t in tree backport noboot; do
 		[ -d "$work/$t" ] && git -C "$work/$t" worktree prune 2>/dev/null
 	done
@@ -198,6 +202,45 @@ check "stall: nothing of W1 is left running on the board" test ! -s "$work/stall
 	--commit v3.3 --boards sb1 --json >"$work/after-stall.json" 2>"$work/after-stall.err"
 check "stall: the board's next run starts clean and passes" test $? -eq 0
 "$rb" lab down "$hang_lab" --state "$state" >/dev/null 2>&1
+
+section "two labs, one state"
+# ---- two labs share one --state, each with a board named tw01 (issue 31) -----------------------
+# Lab A's run is live (its W1 stalls until its 20 s timeout) when lab B's
+# coordinator starts: B must not close A's run as interrupted nor take A's
+# tw01 offline, and A's own result must be stored.
+for side in a b; do
+	n=$([ $side = a ] && echo 1 || echo 2)
+	cat >"$work/twin-$side.yaml" <<YAML
+name: twin-$side
+type: virtual
+boards:
+  - name: tw01
+    chip: ar9285
+    transport: {host: 127.77.4.$n, port: 2222}
+    console: {driver: virtual, port: 7000}
+    boot: {driver: virtual, fallback: 3.3.0-lab-fallback}
+    limits: {boot: 60, hang: 5}
+    seed: $n
+YAML
+done
+echo "    faults: {stall-workload: 2}" >>"$work/twin-a.yaml"
+"$rb" lab up "$work/twin-a.yaml" --state "$state" >/dev/null 2>&1
+"$rb" lab up "$work/twin-b.yaml" --state "$state" >/dev/null 2>&1
+"$rb" run "$work/w1-short.yaml" --lab "$work/twin-a.yaml" --state "$state" --tree "$work/tree" \
+	--commit v3.3 --json >"$work/twin-a.json" 2>"$work/twin-a.err" &
+twin_a=$!
+timeout 120 grep -q -m1 "event=workload " <(timeout 120 tail -n +1 -F "$work/twin-a.err" 2>/dev/null)
+check "two labs: lab A's run is live" test $? -eq 0
+"$rb" run "$work/w1-short.yaml" --lab "$work/twin-b.yaml" --state "$state" --tree "$work/tree" \
+	--commit v3.3 >"$work/twin-b.out" 2>&1
+check "two labs: lab B's run passes beside it" test $? -eq 0
+check "two labs: lab B closed no run of lab A and took no board offline" \
+	bash -c "! grep -qE 'event=(interrupted|offline)' '$work/twin-b.out'"
+wait "$twin_a"
+check "two labs: lab A's own result is stored (FAIL workload-timeout, not interrupted)" \
+	bash -c "grep -q '\"summary\": \"FAIL workload-timeout' '$work/twin-a.json'"
+"$rb" lab down "$work/twin-a.yaml" --state "$state" >/dev/null 2>&1
+"$rb" lab down "$work/twin-b.yaml" --state "$state" >/dev/null 2>&1
 
 section "a board powered off"
 # ---- a board powered off: INFRA, retried on its twin, verdict unaffected -----------------------

@@ -153,10 +153,10 @@ static void test_open_creates_the_schema_and_reopen_keeps_it(void **state)
 	int version = -1;
 	int64_t run_id;
 
-	assert_int_equal(STORE_SCHEMA_VERSION, 3);
+	assert_int_equal(STORE_SCHEMA_VERSION, 4);
 	assert_int_equal(store_schema_version(fixture->store, &version), 0);
-	assert_int_equal(version, 3);
-	assert_int_equal(count_rows(fixture->path, "PRAGMA user_version"), 3);
+	assert_int_equal(version, 4);
+	assert_int_equal(count_rows(fixture->path, "PRAGMA user_version"), 4);
 	assert_int_equal(count_rows(fixture->path,
 				    "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
 				    " AND name IN ('bisections', 'bisection_runs', 'gates', 'gate_runs')"),
@@ -164,7 +164,7 @@ static void test_open_creates_the_schema_and_reopen_keeps_it(void **state)
 	run_id = queue_run(fixture->store, "ath9k-ps", "c1afdaff");
 	reopen(fixture);
 	assert_int_equal(store_schema_version(fixture->store, &version), 0);
-	assert_int_equal(version, 3);
+	assert_int_equal(version, 4);
 	assert_int_equal(store_run_get(fixture->store, run_id, &run), 0);
 	assert_string_equal(run.commit, "c1afdaff");
 	store_run_release(&run);
@@ -442,6 +442,50 @@ static void finish_on_board(struct store *store, const char *board, enum run_out
 
 	assert_int_equal(store_run_start(store, run_id, board), 0);
 	finish_run(store, run_id, outcome);
+}
+
+/*
+ * Two labs sharing one state directory, each with a board named vb01: each
+ * sees its own unfinished runs and its own boards' health (issue 31: a lab
+ * starting closed the other's live runs as interrupted and took its boards
+ * offline).
+ */
+static void test_two_labs_in_one_state_keep_their_runs_and_boards_apart(void **state)
+{
+	struct fixture *fixture = *state;
+	struct store *other = NULL;
+	struct store_board_health health;
+	struct store_run_list list;
+	int64_t ours, theirs;
+
+	assert_int_equal(store_open(fixture->path, &other), 0);
+	assert_int_equal(store_set_lab(fixture->store, "rack-a"), 0);
+	assert_int_equal(store_set_lab(other, "rack-b"), 0);
+	ours = queue_run(fixture->store, "ath9k-ps", "1111");
+	theirs = queue_run(other, "ath9k-ps", "1111");
+	assert_int_equal(store_run_start(fixture->store, ours, "vb01"), 0);
+	assert_int_equal(store_run_start(other, theirs, "vb01"), 0);
+
+	assert_int_equal(store_runs_unfinished(other, &list), 0);
+	assert_int_equal(list.count, 1);
+	assert_int_equal(list.runs[0].id, theirs);
+	store_run_list_release(&list);
+
+	assert_int_equal(store_board_set_offline(other, "vb01", true), 0);
+	finish_run(other, theirs, RUN_INFRA);
+	assert_int_equal(store_board_health_get(fixture->store, "vb01", &health), 0);
+	assert_false(health.offline);
+	assert_int_equal(health.consecutive_infra, 0);
+	assert_int_equal(store_board_health_get(other, "vb01", &health), 0);
+	assert_true(health.offline);
+	assert_int_equal(health.consecutive_infra, 1);
+
+	/* a lab's own run is still its own to close */
+	assert_int_equal(store_runs_unfinished(fixture->store, &list), 0);
+	assert_int_equal(list.count, 1);
+	assert_int_equal(list.runs[0].id, ours);
+	store_run_list_release(&list);
+	store_close(other);
 }
 
 static void test_board_health_counts_infra_in_a_row(void **state)
@@ -1565,14 +1609,14 @@ static void test_version_1_database_migrates_keeping_its_data(void **state)
 	int64_t bisection, gate, run_id;
 	int version = -1;
 
-	assert_int_equal(STORE_SCHEMA_VERSION, 3);
+	assert_int_equal(STORE_SCHEMA_VERSION, 4);
 	/* a version-1 database, made and filled the way version 1 did */
 	make_old_database(fixture, "version-1.db", schema, data, 1);
 
-	/* one open takes it through version 2 to 3 */
+	/* one open takes it through versions 2 and 3 to 4 */
 	assert_int_equal(store_open(fixture->path, &fixture->store), 0);
 	assert_int_equal(store_schema_version(fixture->store, &version), 0);
-	assert_int_equal(version, 3);
+	assert_int_equal(version, 4);
 	assert_version_1_data_intact(fixture);
 
 	/* the new tables work, with the old runs and new ones */
@@ -1599,10 +1643,10 @@ static void test_version_1_database_migrates_keeping_its_data(void **state)
 	assert_int_equal(store_gate_add_run(fixture->store, gate, 1, "baseline"), 0);
 	assert_int_equal(store_gate_set_bisection(fixture->store, gate, bisection), 0);
 
-	/* and a second open finds version 3 with nothing to do */
+	/* and a second open finds version 4 with nothing to do */
 	reopen(fixture);
 	assert_int_equal(store_schema_version(fixture->store, &version), 0);
-	assert_int_equal(version, 3);
+	assert_int_equal(version, 4);
 	assert_bisection(fixture->store, bisection, STORE_BISECTION_DONE, "{\"bad\": \"1111\"}",
 			 "{\"first_bad\": \"1111\"}");
 	assert_gate(fixture->store, gate, STORE_GATE_RUNNING, "{}", NULL, NULL, bisection);
@@ -1621,7 +1665,7 @@ static void test_version_2_database_migrates_keeping_its_bisections_and_runs(voi
 	int64_t gate, run_id;
 	int version = -1;
 
-	assert_int_equal(STORE_SCHEMA_VERSION, 3);
+	assert_int_equal(STORE_SCHEMA_VERSION, 4);
 	make_old_database(fixture, "version-2.db", schema, data, 2);
 	assert_int_equal(count_rows(fixture->path, "SELECT count(*) FROM sqlite_master"
 						   " WHERE name IN ('gates', 'gate_runs')"),
@@ -1629,8 +1673,8 @@ static void test_version_2_database_migrates_keeping_its_bisections_and_runs(voi
 
 	assert_int_equal(store_open(fixture->path, &fixture->store), 0);
 	assert_int_equal(store_schema_version(fixture->store, &version), 0);
-	assert_int_equal(version, 3);
-	assert_int_equal(count_rows(fixture->path, "PRAGMA user_version"), 3);
+	assert_int_equal(version, 4);
+	assert_int_equal(count_rows(fixture->path, "PRAGMA user_version"), 4);
 
 	/* nothing of version 2 was lost: runs, builds, health, events ... */
 	assert_version_1_data_intact(fixture);
@@ -1690,10 +1734,10 @@ static void test_version_2_database_migrates_keeping_its_bisections_and_runs(voi
 	finish_gate(fixture->store, gate, "REGRESSION", "{\"workloads\": [\"w3\"]}");
 	assert_int_equal(create_bisection(fixture->store, "ath9k-ps", "{}"), 3);
 
-	/* and a second open finds version 3 with nothing to do */
+	/* and a second open finds version 4 with nothing to do */
 	reopen(fixture);
 	assert_int_equal(store_schema_version(fixture->store, &version), 0);
-	assert_int_equal(version, 3);
+	assert_int_equal(version, 4);
 	assert_gate(fixture->store, gate, STORE_GATE_DONE, "{\"baseline\": \"1111\"}", "REGRESSION",
 		    "{\"workloads\": [\"w3\"]}", 1);
 	assert_int_equal(store_gate_runs(fixture->store, gate, &list, &roles), 0);
@@ -2134,6 +2178,7 @@ int main(void)
 		STORE_TEST(test_unfinished_runs_are_found_after_a_crash),
 		STORE_TEST(test_builds_are_found_by_commit_by_tree_and_by_id),
 		STORE_TEST(test_board_health_counts_infra_in_a_row),
+		STORE_TEST(test_two_labs_in_one_state_keep_their_runs_and_boards_apart),
 		STORE_TEST(test_events_are_appended),
 		STORE_TEST(test_hostile_strings_come_back_verbatim),
 		STORE_TEST(test_empty_names_are_refused),
