@@ -39,6 +39,7 @@
 #include "files.h"
 #include "path.h"
 #include "subprocess.h"
+#include "transport/shell_quote.h"
 
 /* Worktrees kept per repository for builds to reuse: a lab builds a few
  * commits at once; beyond this many, a build gets a worktree of its own. */
@@ -426,6 +427,20 @@ static int start_resolve_commit(struct build *build)
 	return child_start(build, CHILD_GIT, argv, NULL, on_commit_resolved);
 }
 
+/* The hint is a command to paste into a shell: the tree and the ref in it
+ * are quoted for one, whatever they hold. */
+static void say_no_commit(struct build *build)
+{
+	const char *const words[] = { "git", "-C", build->tree, "log", "-1", build->ref, "--", NULL };
+	char *hint = NULL;
+
+	if (shell_quote_argv(words, &hint) != 0)
+		hint = NULL;
+	set_outcome(build, -ENOENT, "%s: '%s' names no commit; check it with: %s", build->tree,
+		    build->ref, hint ? hint : "git log");
+	free(hint);
+}
+
 static void on_commit_resolved(struct build *build)
 {
 	struct child *child = &build->child;
@@ -448,8 +463,7 @@ static void on_commit_resolved(struct build *build)
 	/* --verify --quiet exits 1, silently, for a ref that names no commit;
 	 * 128 means git could not look at all (no repository, no such dir) */
 	if (child->spawn_status == 0 && child->term_signal == 0 && child->exit_status == 1)
-		set_outcome(build, -ENOENT, "%s: '%s' names no commit; check it with: git -C %s log -1 %s",
-			    build->tree, build->ref, build->tree, build->ref);
+		say_no_commit(build);
 	else
 		set_outcome(build, -EIO, "%s: resolving '%s': git rev-parse %s: %s%s", build->tree,
 			    build->ref, describe_exit(child, how, sizeof(how)), git_complaint(child),

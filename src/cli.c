@@ -15,14 +15,16 @@
 #include "path.h"
 #include "store.h"
 #include "subprocess.h"
+#include "terminal_text.h"
 
 void cli_error(const char *format, ...)
 {
 	va_list args;
 
+	/* errors quote refs, paths and answers from boards and servers */
 	fputs("rackbisect: ", stderr);
 	va_start(args, format);
-	vfprintf(stderr, format, args);
+	terminal_vprintf(stderr, format, args);
 	va_end(args);
 	fputc('\n', stderr);
 }

@@ -23,6 +23,7 @@
 #include "run.h"
 #include "scheduler.h"
 #include "store.h"
+#include "terminal_text.h"
 
 enum run_mode { MODE_RUN, MODE_TEST };
 
@@ -290,7 +291,7 @@ static void print_symptom_evidence(struct run_command *command, int64_t run_id)
 	if (store_run_get(command->session.store, run_id, &run) != 0)
 		return;
 	for (i = 0; i < run.symptom_count; i++)
-		printf("      %s: %s\n", run.symptoms[i].name,
+		terminal_printf(stdout, "      %s: %s\n", run.symptoms[i].name,
 		       run.symptoms[i].evidence ? run.symptoms[i].evidence : "");
 	store_run_release(&run);
 }
@@ -331,7 +332,8 @@ static void print_matrix(struct run_command *command, const struct scheduler_cel
 
 		if (cell->outcome == VERDICT_PASS)
 			continue;
-		printf("\n  %s %s #%u: run %" PRId64 "%s%s: %s\n", cell->home->name, cell->workload->name,
+		terminal_printf(stdout, "\n  %s %s #%u: run %" PRId64 "%s%s: %s\n", cell->home->name,
+				cell->workload->name,
 		       cell->repeat_index + 1, cell->run_id,
 		       strcmp(cell->ran_on, cell->home->name) && cell->ran_on[0] ? " on " : "",
 		       strcmp(cell->ran_on, cell->home->name) && cell->ran_on[0] ? cell->ran_on : "",

@@ -12,6 +12,7 @@
 #include "path.h"
 #include "run.h"
 #include "store.h"
+#include "terminal_text.h"
 
 static const char *const outcome_names[] = { "-", "PASS", "FAIL", "INFRA", "SKIP" };
 static const char *const state_names[] = { "queued", "running", "done" };
@@ -107,7 +108,7 @@ static void print_run_line(const struct store_run *run)
 					 run->symptoms[i].name);
 	if (!run->symptom_count && run->cause)
 		snprintf(why, sizeof(why), "%s", run->cause);
-	printf("%6" PRId64 "  %-7s  %-7s  %-8s  %-4s #%-3u  %-12.12s  %s\n", run->id,
+	terminal_printf(stdout, "%6" PRId64 "  %-7s  %-7s  %-8s  %-4s #%-3u  %-12.12s  %s\n", run->id,
 	       state_names[run->state], outcome_names[run->outcome], run->board ? run->board : "-",
 	       run->workload, run->repeat_index + 1, run->commit, why);
 }
@@ -177,10 +178,11 @@ static void print_run(const struct store_command *command, const struct store_ru
 	printf("run %" PRId64 ": %s on %s, %s #%u, commit %s\n", run->id, run->job,
 	       run->board ? run->board : "(no board)", run->workload, run->repeat_index + 1,
 	       run->commit);
-	printf("state %s, outcome %s%s%s\n", state_names[run->state], outcome_names[run->outcome],
+	terminal_printf(stdout, "state %s, outcome %s%s%s\n", state_names[run->state],
+			outcome_names[run->outcome],
 	       run->cause ? ": " : "", run->cause ? run->cause : "");
 	for (i = 0; i < run->symptom_count; i++)
-		printf("symptom %s: %s\n", run->symptoms[i].name,
+		terminal_printf(stdout, "symptom %s: %s\n", run->symptoms[i].name,
 		       run->symptoms[i].evidence ? run->symptoms[i].evidence : "");
 	for (i = 0; i < run->metric_count; i++)
 		printf("metric %s=%g %s\n", run->metrics[i].name, run->metrics[i].value,

@@ -36,8 +36,8 @@ static void print_quoted(FILE *stream, const char *text)
 			fprintf(stream, "\\%c", *c);
 		else if (*c == '\n')
 			fputs("\\n", stream);
-		else if ((unsigned char)*c < 0x20)
-			fputc(' ', stream);
+		else if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			fputc(' ', stream);	/* no byte of a board's text acts on a terminal */
 		else
 			fputc(*c, stream);
 	}

@@ -104,6 +104,11 @@ check "as a board name: each refused at file:line:col, or shown as written" test
 check "a new state directory is made 0700 whatever the umask" \
 	test "$(stat -c %a "$work/fresh/state" 2>/dev/null)" = 700
 
+# every error above quotes the string it refuses: quoted, no byte of it may
+# act on a terminal (colours, a window title, a carriage return over the
+# line); newline and tab are all the control characters rackbisect prints
+check "no control character of a string reached the output raw" \
+	bash -c "! grep -l \$'[\x01-\x08\x0b-\x1f\x7f]' '$work'/out-*.ref '$work'/out-*.run"
 check "no string ran as a command (no canary file)" bash -c "! ls '$canary'* >/dev/null 2>&1"
 check "no sanitizer report, no crash" \
 	bash -c "! grep -l 'Sanitizer\|runtime error\|Segmentation' '$work'/out-* 2>/dev/null"

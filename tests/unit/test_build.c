@@ -558,6 +558,15 @@ static void test_unknown_ref_is_enoent(void **state)
 	assert_non_null(strstr(outcome.result.error_text, "no-such-branch"));
 	assert_int_equal(count_lines(fixture->counter), 0);
 	assert_tree_untouched(fixture, fixture->first_head);
+
+	/* the hint is a command to paste: what it quotes is quoted for a
+	 * shell (issue 31: "$(reboot)" went into it bare) */
+	memset(&outcome, 0, sizeof(outcome));
+	build_and_wait(fixture, "x$(reboot)", &outcome);
+	assert_int_equal(outcome.result.status, -ENOENT);
+	if (!strstr(outcome.result.error_text, "check it with: 'git' '-C' '") ||
+	    !strstr(outcome.result.error_text, "' 'log' '-1' 'x$(reboot)' '--'"))
+		fail_msg("error: %s", outcome.result.error_text);
 }
 
 static void test_refused_requests_are_einval(void **state)
