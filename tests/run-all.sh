@@ -24,14 +24,19 @@ export RACKBISECT_BUILD=$(cd "$build" && pwd)
 kernel_cache=$(mktemp -d /tmp/rackbisect-check-kernels-XXXXXX)
 export RACKBISECT_KERNEL_CACHE=$kernel_cache
 
-# run_logged LOG LIMIT COMMAND...: runs COMMAND (killed after LIMIT seconds)
+# A test past its limit gets TERM with every process below it, then this
+# long to run its cleanup trap (lab down, QEMU, LAVA) before KILL:
+# tests/run-limited.sh says why timeout(1) was not enough.
+CLEANUP_GRACE=120
+
+# run_logged LOG LIMIT COMMAND...: runs COMMAND (ended after LIMIT seconds)
 # with its output in LOG, its status in LOG.status, its seconds in LOG.seconds
 run_logged() {
 	log=$1
 	limit=$2
 	shift 2
 	started=$(date +%s)
-	timeout --kill-after=10 "$limit" "$@" >"$log" 2>&1 9>&-
+	tests/run-limited.sh "$limit" "$CLEANUP_GRACE" "$@" >"$log" 2>&1 9>&-
 	echo $? >"$log.status"
 	echo $(($(date +%s) - started)) >"$log.seconds"
 }
@@ -173,7 +178,7 @@ run_integration() {
 	log=$(mktemp)
 	echo "== integration: $(basename "$1")"
 	started=$(date +%s)
-	timeout --kill-after=10 1200 bash "$1" >"$log" 2>&1 9>&-
+	tests/run-limited.sh 1200 "$CLEANUP_GRACE" bash "$1" >"$log" 2>&1 9>&-
 	status=$?
 	timings="$timings $(basename "$1"):$(($(date +%s) - started))"
 	cat "$log"
