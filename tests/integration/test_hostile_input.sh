@@ -1,5 +1,5 @@
 #!/bin/bash
-# 50 hostile strings (shell syntax, newlines, option-looking words, very long
+# 52 hostile strings (shell syntax, newlines, option-looking words, very long
 # words, non-UTF-8, YAML syntax, terminal escapes) used as a ref (to bisect
 # and to run), a repository
 # path and a board name (tests/unit/test_hostile_words.c sends them as
@@ -21,13 +21,13 @@ trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM HUP
 canary=$work/pwned
 
-# tests/data/hostile-strings: 50 NUL-terminated strings, @CANARY@ standing
+# tests/data/hostile-strings: 52 NUL-terminated strings, @CANARY@ standing
 # for a file each would create if it ever ran as a command.
 hostile=()
 while IFS= read -r -d '' s; do
 	hostile+=("${s//@CANARY@/$canary}")
 done <"$root/tests/data/hostile-strings"
-check "50 hostile strings" test "${#hostile[@]}" -eq 50
+check "52 hostile strings" test "${#hostile[@]}" -eq 52
 
 "$root/build/rackbisect-vlab" make-tree --scenario releases --seed 1 --out "$work/tree" \
 	--truth "$work/truth.json" >/dev/null 2>&1
@@ -93,10 +93,10 @@ for s in "${hostile[@]}"; do
 		echo "# board #$i: exit $status: $(head -c 300 "$out.board" | tr '\n' ' ')"
 	fi
 done
-check "as a ref: each of the 50 refused with exit 2, saying it names no commit" test "$refs_ok" -eq 50
-check "as run --commit: each refused with exit 2, saying it names no commit" test "$runs_ok" -eq 50
-check "as the repository path: each refused with exit 2" test "$trees_ok" -eq 50
-check "as a board name: each refused at file:line:col, or shown as written" test "$boards_ok" -eq 50
+check "as a ref: each of the 52 refused with exit 2, saying it names no commit" test "$refs_ok" -eq 52
+check "as run --commit: each refused with exit 2, saying it names no commit" test "$runs_ok" -eq 52
+check "as the repository path: each refused with exit 2" test "$trees_ok" -eq 52
+check "as a board name: each refused at file:line:col, or shown as written" test "$boards_ok" -eq 52
 
 # ---- the state directory: the lab's keys, logs and results are the operator's alone
 (umask 022 && "$rb" runs --last 1 --state "$work/fresh/state" --lab "$root/labs/virtual.yaml" \
