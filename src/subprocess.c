@@ -35,7 +35,10 @@ static bool overridden_by(const char *entry, size_t name_len, char *const *extra
 	return false;
 }
 
-char **subprocess_environment(char *const *extra, const char *const *removed)
+/* environ's entries that `keep` keeps and `extra` does not override, then
+ * extra's; removed and kept are the caller's (see subprocess.h). */
+static char **merged_environment(char *const *extra, const char *const *removed,
+				 bool (*keep)(const char *entry))
 {
 	size_t count = 0, extra_count = 0, i, out = 0;
 	char **merged;
@@ -51,12 +54,17 @@ char **subprocess_environment(char *const *extra, const char *const *removed)
 		size_t name_len = strcspn(environ[i], "=");
 
 		if (!overridden_by(environ[i], name_len, extra) &&
-		    !named_in(environ[i], name_len, removed))
+		    !named_in(environ[i], name_len, removed) && (!keep || keep(environ[i])))
 			merged[out++] = environ[i];
 	}
 	for (i = 0; i < extra_count; i++)
 		merged[out++] = extra[i];
 	return merged;
+}
+
+char **subprocess_environment(char *const *extra, const char *const *removed)
+{
+	return merged_environment(extra, removed, NULL);
 }
 
 /* The names a build may see, and the prefixes of families of them. */
@@ -70,34 +78,17 @@ static const char *const build_prefixes[] = { "LC_", "KBUILD_", "CCACHE_", NULL 
 
 static bool is_build_variable(const char *entry)
 {
-	size_t name_len = strcspn(entry, "=");
 	size_t i;
 
 	for (i = 0; build_prefixes[i]; i++)
 		if (strncmp(entry, build_prefixes[i], strlen(build_prefixes[i])) == 0)
 			return true;
-	return named_in(entry, name_len, build_variables);
+	return named_in(entry, strcspn(entry, "="), build_variables);
 }
 
 char **subprocess_build_environment(char *const *extra)
 {
-	size_t count = 0, extra_count = 0, i, out = 0;
-	char **kept;
-
-	while (environ[count])
-		count++;
-	while (extra && extra[extra_count])
-		extra_count++;
-	kept = calloc(count + extra_count + 1, sizeof(char *));
-	if (!kept)
-		return NULL;
-	for (i = 0; i < count; i++)
-		if (is_build_variable(environ[i]) &&
-		    !overridden_by(environ[i], strcspn(environ[i], "="), extra))
-			kept[out++] = environ[i];
-	for (i = 0; i < extra_count; i++)
-		kept[out++] = extra[i];
-	return kept;
+	return merged_environment(extra, NULL, is_build_variable);
 }
 
 int subprocess_close_on_exec_from_3(void)

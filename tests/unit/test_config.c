@@ -137,28 +137,25 @@ static void test_missing_chip_is_an_error(void **state)
 
 static void test_bad_port_is_an_error(void **state)
 {
+	/* decimal only: base 0 read 022 as 18 and took 0x16 and " 22" (issue 31) */
+	static const struct { const char *port, *words; } cases[] = {
+		{ "70000", "at most 65535" },
+		{ "twenty", "whole number" },
+		{ "022", "without leading zeros, not '022'" },
+		{ "0x16", "decimal digits, not '0x16'" },
+		{ "\" 22\"", "decimal digits, not ' 22'" },
+		{ "99999999999999999999999", "at most 65535" },
+	};
 	struct scratch scratch = { 0 };
+	char text[256];
 
 	(void)state;
-	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: a\n    chip: ar9285\n"
-				  "    transport: {host: h, port: 70000}\n"), 0);
-	assert_error_at(&scratch, 5, 32, "at most 65535");
-	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: a\n    chip: ar9285\n"
-				  "    transport: {host: h, port: twenty}\n"), 0);
-	assert_error_at(&scratch, 5, 32, "whole number");
-	/* decimal only: base 0 read 022 as 18 and took 0x16 and " 22" (issue 31) */
-	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: a\n    chip: ar9285\n"
-				  "    transport: {host: h, port: 022}\n"), 0);
-	assert_error_at(&scratch, 5, 32, "without leading zeros, not '022'");
-	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: a\n    chip: ar9285\n"
-				  "    transport: {host: h, port: 0x16}\n"), 0);
-	assert_error_at(&scratch, 5, 32, "decimal digits, not '0x16'");
-	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: a\n    chip: ar9285\n"
-				  "    transport: {host: h, port: \" 22\"}\n"), 0);
-	assert_error_at(&scratch, 5, 32, "decimal digits, not ' 22'");
-	assert_int_not_equal(load(&scratch, "name: t\nboards:\n  - name: a\n    chip: ar9285\n"
-				  "    transport: {host: h, port: 99999999999999999999999}\n"), 0);
-	assert_error_at(&scratch, 5, 32, "at most 65535");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "name: t\nboards:\n  - name: a\n    chip: ar9285\n"
+			 "    transport: {host: h, port: %s}\n", cases[i].port);
+		assert_int_not_equal(load(&scratch, text), 0);
+		assert_error_at(&scratch, 5, 32, cases[i].words);
+	}
 }
 
 /* A text of `count` repeats of `piece` after `head` and before `tail`. */
