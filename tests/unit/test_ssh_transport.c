@@ -207,18 +207,32 @@ static void on_guard_timer(uv_timer_t *timer)
 	*(bool *)timer->data = true;
 }
 
+/* Before the loop would block: a callback that ran from a timer in this
+ * turn (a connect that fails without the network) already said done, and
+ * UV_RUN_ONCE would otherwise wait on until the guard. */
+static void on_before_poll(uv_prepare_t *prepare)
+{
+	if (*(const bool *)prepare->data)
+		uv_stop(prepare->loop);
+}
+
 /* Runs the loop until *done or timeout_ms pass; true if done. */
 static bool run_until(uv_loop_t *loop, const bool *done, uint64_t timeout_ms)
 {
 	uv_timer_t guard;
+	uv_prepare_t before_poll;
 	bool expired = false;
 
 	uv_timer_init(loop, &guard);
 	guard.data = &expired;
 	uv_timer_start(&guard, on_guard_timer, timeout_ms, 0);
+	uv_prepare_init(loop, &before_poll);
+	before_poll.data = (void *)done;
+	uv_prepare_start(&before_poll, on_before_poll);
 	while (!*done && !expired)
 		uv_run(loop, UV_RUN_ONCE);
 	uv_close((uv_handle_t *)&guard, NULL);
+	uv_close((uv_handle_t *)&before_poll, NULL);
 	uv_run(loop, UV_RUN_NOWAIT);
 	return *done;
 }
