@@ -204,6 +204,12 @@ static void test_files_that_would_exhaust_the_loader_are_refused(void **state)
 	assert_error_at(&scratch, 2, 72, "nested deeper than 64 levels");	/* the 65th [ */
 	free(big);
 
+	/* libyaml looks each alias up among all anchors before it */
+	big = repeated("name: t\nl: [", "&a x, ", 1001, "]\n");
+	assert_int_equal(load(&scratch, big), -EINVAL);
+	assert_non_null(strstr(scratch.error, "the file is more than 1,000 anchors (&name)"));
+	free(big);
+
 	big = repeated("name: t\n", "# a comment line of some length, over and over\n", 100000, "");
 	assert_int_equal(load(&scratch, big), -EINVAL);
 	assert_non_null(strstr(scratch.error, "bytes: a configuration file is at most 4 MiB"));
